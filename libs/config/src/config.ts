@@ -1,0 +1,97 @@
+import { z } from 'zod';
+
+const port = z.coerce.number().int().min(0).max(65_535);
+const positiveInt = z.coerce.number().int().positive();
+
+/** The one schema of Engram's environment (DESIGN.md, "Configuration"). No other file reads process.env. */
+const EnvSchema = z.object({
+  ENGRAM_DATA_DIR: z.string().min(1).default('./data'),
+  REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
+  GATEWAY_HOST: z.string().default('127.0.0.1'),
+  GATEWAY_PORT: port.default(8080),
+  MEMORY_HOST: z.string().default('127.0.0.1'),
+  MEMORY_PORT: port.default(4001),
+  MEMORY_HEALTH_PORT: port.default(4002),
+  MEMORY_RPC_TIMEOUT_MS: positiveInt.default(1_500),
+  UPSTREAM_BASE_URL: z.string().url().default('https://api.openai.com/v1'),
+  UPSTREAM_API_KEY: z.string().optional(),
+  UPSTREAM_TIMEOUT_MS: positiveInt.default(600_000),
+  ANTHROPIC_UPSTREAM_BASE_URL: z.string().url().default('https://api.anthropic.com'),
+  ANTHROPIC_UPSTREAM_API_KEY: z.string().optional(),
+  ENGRAM_API_KEYS: z.string().optional(),
+  TIER1_MAX_CHARS: positiveInt.default(400),
+  MEMORY_TOOL_MAX_ITERATIONS: z.coerce.number().int().min(0).default(3),
+  CONSOLIDATION_MODEL: z.string().default('gpt-4.1-nano'),
+  CONSOLIDATION_THRESHOLD: positiveInt.default(20),
+  DECAY_EVERY_MS: positiveInt.default(3_600_000),
+  WORKER_QUEUES: z.string().default('*'),
+  WORKER_HEALTH_PORT: port.default(4003),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export type Env = z.infer<typeof EnvSchema>;
+
+export interface EngramConfig {
+  readonly dataDir: string;
+  readonly redisUrl: string;
+  readonly logLevel: Env['LOG_LEVEL'];
+  readonly gateway: { readonly host: string; readonly port: number };
+  readonly memory: {
+    readonly host: string;
+    readonly port: number;
+    readonly healthPort: number;
+    readonly rpcTimeoutMs: number;
+  };
+  readonly upstream: {
+    readonly baseUrl: string;
+    readonly apiKey: string | undefined;
+    readonly timeoutMs: number;
+    readonly anthropicBaseUrl: string;
+    readonly anthropicApiKey: string | undefined;
+  };
+  /** Raw `key=poolA+poolB,key2=*`; parsed by the gateway's auth. Undefined: open mode. */
+  readonly apiKeys: string | undefined;
+  readonly tier1MaxChars: number;
+  readonly memoryToolMaxIterations: number;
+  readonly consolidation: { readonly model: string; readonly threshold: number };
+  readonly worker: { readonly queues: string; readonly decayEveryMs: number; readonly healthPort: number };
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Validates an environment into the typed config; throws ConfigError naming every bad variable. */
+export function loadConfig(env: Readonly<Record<string, string | undefined>>): EngramConfig {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const parsed = EnvSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
+    throw new ConfigError(`invalid configuration: ${problems}`);
+  }
+  const e = parsed.data;
+  return {
+    dataDir: e.ENGRAM_DATA_DIR,
+    redisUrl: e.REDIS_URL,
+    logLevel: e.LOG_LEVEL,
+    gateway: { host: e.GATEWAY_HOST, port: e.GATEWAY_PORT },
+    memory: {
+      host: e.MEMORY_HOST,
+      port: e.MEMORY_PORT,
+      healthPort: e.MEMORY_HEALTH_PORT,
+      rpcTimeoutMs: e.MEMORY_RPC_TIMEOUT_MS,
+    },
+    upstream: {
+      baseUrl: e.UPSTREAM_BASE_URL.replace(/\/+$/, ''),
+      apiKey: e.UPSTREAM_API_KEY,
+      timeoutMs: e.UPSTREAM_TIMEOUT_MS,
+      anthropicBaseUrl: e.ANTHROPIC_UPSTREAM_BASE_URL.replace(/\/+$/, ''),
+      anthropicApiKey: e.ANTHROPIC_UPSTREAM_API_KEY,
+    },
+    apiKeys: e.ENGRAM_API_KEYS,
+    tier1MaxChars: e.TIER1_MAX_CHARS,
+    memoryToolMaxIterations: e.MEMORY_TOOL_MAX_ITERATIONS,
+    consolidation: { model: e.CONSOLIDATION_MODEL, threshold: e.CONSOLIDATION_THRESHOLD },
+    worker: { queues: e.WORKER_QUEUES, decayEveryMs: e.DECAY_EVERY_MS, healthPort: e.WORKER_HEALTH_PORT },
+  };
+}

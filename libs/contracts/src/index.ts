@@ -1,0 +1,4 @@
+export * from './memory-pattern.js';
+export * from './memory-messages.js';
+export * from './memory-error.js';
+export * from './memory-client.js';

@@ -1,0 +1,46 @@
+import type { ClientProxy } from '@nestjs/microservices';
+import { firstValueFrom, timeout, TimeoutError } from 'rxjs';
+import { MemoryError } from './memory-error.js';
+import type { MemoryContract } from './memory-messages.js';
+
+/** Injection token of the Nest TCP ClientProxy connected to the memory service. */
+export const MEMORY_CLIENT_PROXY = 'MEMORY_CLIENT_PROXY';
+
+/**
+ * The only way other processes reach memory: a typed call per pattern, with a deadline.
+ * Service errors arrive as MemoryError with the service's code; silence past the deadline,
+ * or a refused connection, as MemoryError('unavailable').
+ */
+export class MemoryClient {
+  constructor(
+    private readonly proxy: ClientProxy,
+    private readonly defaultTimeoutMs: number,
+  ) {}
+
+  async call<P extends keyof MemoryContract>(
+    pattern: P,
+    request: MemoryContract[P][0],
+    timeoutMs = this.defaultTimeoutMs,
+  ): Promise<MemoryContract[P][1]> {
+    try {
+      return await firstValueFrom(this.proxy.send<MemoryContract[P][1]>(pattern, request).pipe(timeout(timeoutMs)));
+    } catch (error) {
+      throw toMemoryError(error, pattern, timeoutMs);
+    }
+  }
+
+  close(): Promise<void> | void {
+    return this.proxy.close() as Promise<void> | void;
+  }
+}
+
+function toMemoryError(error: unknown, pattern: string, timeoutMs: number): MemoryError {
+  if (error instanceof MemoryError) return error;
+  if (error instanceof TimeoutError) {
+    return new MemoryError('unavailable', `memory service did not answer ${pattern} within ${timeoutMs} ms`);
+  }
+  if (MemoryError.isBody(error)) return new MemoryError(error.code, error.message);
+  const message = error instanceof Error ? error.message : JSON.stringify(error);
+  const refused = /ECONNREFUSED|ECONNRESET|EPIPE|closed/i.test(message);
+  return new MemoryError(refused ? 'unavailable' : 'internal', `memory service ${pattern}: ${message}`);
+}

@@ -1,0 +1,129 @@
+import type { Actor, Category, MemoryEntry, MemoryEvent, MemorySource, MemoryType } from '@engram/domain';
+import type { MemoryPattern } from './memory-pattern.js';
+
+/** Every write carries who did it and, when there is one, what caused it (an event id or a request id). */
+export interface WriteMeta {
+  readonly actor: Actor;
+  readonly causationId?: string | null;
+  readonly requestId?: string;
+}
+
+export interface StoreRequest extends WriteMeta {
+  readonly pool: string;
+  readonly content: string;
+  readonly type?: MemoryType;
+  readonly category?: Category | null;
+  readonly source?: MemorySource;
+  readonly confidence?: number;
+}
+export interface SearchRequest {
+  readonly pool: string;
+  readonly query: string;
+  readonly limit?: number;
+  readonly category?: Category;
+  readonly includeArchived?: boolean;
+  /** Record a reference for what is returned (the model's search does, a person's browsing does not). */
+  readonly recordReference?: boolean;
+  readonly requestId?: string;
+}
+export interface ListRequest {
+  readonly pool: string;
+  readonly category?: Category;
+  readonly type?: MemoryType;
+  readonly archived?: boolean;
+  readonly limit?: number;
+  readonly requestId?: string;
+}
+export interface GetRequest {
+  readonly pool: string;
+  readonly id: string;
+}
+export interface UpdateRequest extends WriteMeta {
+  readonly pool: string;
+  readonly id: string;
+  readonly content?: string;
+  readonly category?: Category | null;
+  readonly type?: MemoryType;
+  readonly confirmed?: boolean;
+}
+export interface IdRequest extends WriteMeta {
+  readonly pool: string;
+  readonly id: string;
+  readonly reason?: string | null;
+}
+export interface RefreshRequest extends WriteMeta {
+  readonly pool: string;
+  readonly ids: readonly string[];
+}
+export interface CategorizeRequest extends WriteMeta {
+  readonly pool: string;
+  readonly id: string;
+  readonly category: Category;
+}
+export interface ConsolidateRequest extends WriteMeta {
+  readonly pool: string;
+  readonly model: string;
+  readonly merges: readonly {
+    readonly content: string;
+    readonly type: MemoryType;
+    readonly category: Category | null;
+    readonly supersedes: readonly string[];
+  }[];
+}
+export interface PoolRequest {
+  readonly pool: string;
+  readonly requestId?: string;
+}
+export interface EventsAfterRequest {
+  readonly after: number;
+  readonly pool?: string;
+  readonly limit?: number;
+}
+
+export interface SearchHit {
+  readonly entry: MemoryEntry;
+  readonly score: number;
+  readonly effectiveConfidence: number;
+}
+export interface Tier1Response {
+  readonly pool: string;
+  /** The delimited block to inject; empty string when the pool has nothing for Tier 1. */
+  readonly block: string;
+  readonly ids: readonly string[];
+  /** Last seq applied when the block was built; changes whenever memory changes. */
+  readonly seq: number;
+}
+export interface StatsResponse {
+  readonly lastSeq: number;
+  readonly pools: readonly {
+    readonly pool: string;
+    readonly active: number;
+    readonly archived: number;
+    readonly byCategory: Readonly<Record<string, number>>;
+  }[];
+}
+export interface ConsolidateResponse {
+  readonly created: readonly MemoryEntry[];
+  readonly archived: readonly string[];
+}
+
+/** Request and response type of every pattern, so that a client call is checked end to end. */
+export interface MemoryContract {
+  [MemoryPattern.Store]: [StoreRequest, MemoryEntry];
+  [MemoryPattern.Search]: [SearchRequest, SearchHit[]];
+  [MemoryPattern.List]: [ListRequest, MemoryEntry[]];
+  [MemoryPattern.Get]: [GetRequest, MemoryEntry];
+  [MemoryPattern.Update]: [UpdateRequest, MemoryEntry];
+  [MemoryPattern.Delete]: [IdRequest, MemoryEntry];
+  [MemoryPattern.Purge]: [IdRequest, { readonly id: string; readonly purged: true }];
+  [MemoryPattern.Refresh]: [RefreshRequest, MemoryEntry[]];
+  [MemoryPattern.Confirm]: [IdRequest & { readonly confirmed: boolean }, MemoryEntry];
+  [MemoryPattern.Categorize]: [CategorizeRequest, MemoryEntry];
+  [MemoryPattern.Archive]: [IdRequest, MemoryEntry];
+  [MemoryPattern.Restore]: [IdRequest, MemoryEntry];
+  [MemoryPattern.Consolidate]: [ConsolidateRequest, ConsolidateResponse];
+  [MemoryPattern.Tier1]: [PoolRequest, Tier1Response];
+  [MemoryPattern.Stats]: [Record<string, never>, StatsResponse];
+  [MemoryPattern.EventsAfter]: [EventsAfterRequest, MemoryEvent[]];
+  [MemoryPattern.Ping]: [Record<string, never>, { readonly ok: true; readonly lastSeq: number }];
+}

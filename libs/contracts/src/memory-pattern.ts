@@ -1,0 +1,22 @@
+/** Message patterns of the memory service (NestJS microservices, TCP). */
+export const MemoryPattern = {
+  Store: 'memory.store',
+  Search: 'memory.search',
+  List: 'memory.list',
+  Get: 'memory.get',
+  Update: 'memory.update',
+  Delete: 'memory.delete',
+  Purge: 'memory.purge',
+  Refresh: 'memory.refresh',
+  Confirm: 'memory.confirm',
+  Categorize: 'memory.categorize',
+  Archive: 'memory.archive',
+  Restore: 'memory.restore',
+  Consolidate: 'memory.consolidate',
+  Tier1: 'memory.tier1',
+  Stats: 'memory.stats',
+  EventsAfter: 'memory.events-after',
+  Ping: 'memory.ping',
+} as const;
+
+export type MemoryPatternName = (typeof MemoryPattern)[keyof typeof MemoryPattern];

@@ -1,0 +1,3 @@
+export * from './pool.js';
+export * from './memory-entry.js';
+export * from './events.js';

@@ -1,0 +1,3 @@
+export * from './queue-name.js';
+export * from './job-item.js';
+export * from './job-options.js';

@@ -1,0 +1,43 @@
+import { JobName, QueueName } from './queue-name.js';
+
+/** Payloads carry ids; state lives in the memory service. */
+export interface CategorizeEntryData {
+  readonly pool: string;
+  readonly memoryId: string;
+  /** Id of the event that caused this job; also the source of the job id. */
+  readonly eventId: string;
+}
+export interface ConsolidatePoolData {
+  readonly pool: string;
+  /** The pool's last seq when the job was derived; a run against a newer pool is still correct. */
+  readonly seq: number;
+  readonly eventId: string;
+}
+export interface DecaySweepData {
+  /** Absent: every pool. */
+  readonly pool?: string;
+}
+export interface ExtractExchangeData {
+  readonly pool: string;
+  /** Contents of <MEMORY_SUGGEST> markers, already stripped from the client's view. */
+  readonly suggestions: readonly string[];
+  /** The last user message and the assistant's answer, for context-aware extraction. */
+  readonly exchange: { readonly user: string; readonly assistant: string };
+  readonly requestId: string;
+}
+
+export type JobItem =
+  | { readonly name: typeof JobName.CategorizeEntry; readonly data: CategorizeEntryData }
+  | { readonly name: typeof JobName.ConsolidatePool; readonly data: ConsolidatePoolData }
+  | { readonly name: typeof JobName.DecaySweep; readonly data: DecaySweepData }
+  | { readonly name: typeof JobName.ExtractExchange; readonly data: ExtractExchangeData };
+
+export type JobDataOf<N extends JobName> = Extract<JobItem, { name: N }>['data'];
+
+/** Which queue each job runs on. */
+export const queueOfJob: Readonly<Record<JobName, QueueName>> = {
+  [JobName.CategorizeEntry]: QueueName.Categorize,
+  [JobName.ConsolidatePool]: QueueName.Consolidate,
+  [JobName.DecaySweep]: QueueName.Decay,
+  [JobName.ExtractExchange]: QueueName.Extract,
+};

@@ -1,0 +1,89 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export type ServiceName = 'memory' | 'gateway' | 'worker';
+
+const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+
+export interface ServiceProcess {
+  readonly name: ServiceName;
+  readonly child: ChildProcess;
+  /** Everything the process printed so far (stdout and stderr). */
+  output(): string;
+  /** SIGTERM, then SIGKILL after a grace period; resolves when the process has exited. */
+  stop(): Promise<void>;
+  /** kill -9: no shutdown hooks run. */
+  kill9(): Promise<void>;
+}
+
+export interface StartOptions {
+  /** Polled until it answers 200; the usual choice is the service's /healthz. */
+  readonly readyUrl?: string;
+  readonly timeoutMs?: number;
+  /** Entry point relative to the app's dist folder. */
+  readonly entry?: string;
+  readonly args?: readonly string[];
+}
+
+/**
+ * Starts a built app (`apps/<name>/dist/main.js`) as a real process with exactly the given
+ * environment (plus PATH), and waits until it is ready.
+ */
+export async function startService(
+  name: ServiceName,
+  env: Readonly<Record<string, string>>,
+  options: StartOptions = {},
+): Promise<ServiceProcess> {
+  const entry = `${repoRoot}apps/${name}/dist/${options.entry ?? 'main.js'}`;
+  const child = spawn(process.execPath, [entry, ...(options.args ?? [])], {
+    cwd: repoRoot,
+    env: { PATH: process.env['PATH'] ?? '', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let printed = '';
+  child.stdout?.on('data', (chunk: Buffer) => (printed += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (printed += chunk.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+
+  const terminate = async (signal: NodeJS.Signals): Promise<void> => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill(signal);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    await exited;
+    clearTimeout(timer);
+  };
+  const service: ServiceProcess = {
+    name,
+    child,
+    output: () => printed,
+    stop: () => terminate('SIGTERM'),
+    kill9: () => terminate('SIGKILL'),
+  };
+
+  if (options.readyUrl) {
+    try {
+      await waitForHttp(options.readyUrl, options.timeoutMs ?? 20_000, () => child.exitCode !== null);
+    } catch (error) {
+      await service.kill9();
+      throw new Error(`${name} did not become ready: ${(error as Error).message}\n--- output ---\n${printed}`);
+    }
+  }
+  return service;
+}
+
+export async function waitForHttp(url: string, timeoutMs: number, gaveUp: () => boolean = () => false): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = 'no answer';
+  while (Date.now() < deadline) {
+    if (gaveUp()) throw new Error('process exited');
+    try {
+      const response = await fetch(url);
+      if (response.ok) return;
+      last = `HTTP ${response.status}`;
+    } catch (error) {
+      last = (error as Error).message;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`${url}: ${last} after ${timeoutMs} ms`);
+}
