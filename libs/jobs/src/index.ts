@@ -1,3 +1,4 @@
 export * from './queue-name.js';
 export * from './job-item.js';
 export * from './job-options.js';
+export * from './derive-jobs.js';

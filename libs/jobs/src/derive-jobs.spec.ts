@@ -1,0 +1,41 @@
+import type { MemoryEvent } from '@engram/domain';
+import { describe, expect, it } from 'vitest';
+import { deriveJobs } from './derive-jobs.js';
+import { JobName } from './queue-name.js';
+
+function stored(category: 'project' | null, seq = 7): MemoryEvent {
+  return {
+    seq,
+    id: `ev-${seq}`,
+    type: 'memory.stored',
+    at: '2026-12-01T10:00:00.000Z',
+    pool: 'team',
+    actor: 'llm',
+    causationId: null,
+    schemaVersion: 1,
+    data: { id: 'm1', type: 'MEMORY', category, content: 'uses pnpm', confidence: 1, source: 'llm' },
+  };
+}
+
+describe('deriveJobs', () => {
+  const small = { activeCount: () => 3, consolidationThreshold: 20 };
+
+  it('asks for categorization of an entry stored without a category', () => {
+    expect(deriveJobs(stored(null), small)).toEqual([
+      { name: JobName.CategorizeEntry, data: { pool: 'team', memoryId: 'm1', eventId: 'ev-7' } },
+    ]);
+  });
+
+  it('asks for nothing when the entry already has a category and the pool is small', () => {
+    expect(deriveJobs(stored('project'), small)).toEqual([]);
+  });
+
+  it('asks for consolidation once the pool passes the threshold', () => {
+    const jobs = deriveJobs(stored('project'), { activeCount: () => 21, consolidationThreshold: 20 });
+    expect(jobs).toEqual([{ name: JobName.ConsolidatePool, data: { pool: 'team', seq: 7, eventId: 'ev-7' } }]);
+  });
+
+  it('derives the same jobs when an event is re-driven', () => {
+    expect(deriveJobs(stored(null), small)).toEqual(deriveJobs(stored(null), small));
+  });
+});
