@@ -2,3 +2,4 @@ export * from './memory-pattern.js';
 export * from './memory-messages.js';
 export * from './memory-error.js';
 export * from './memory-client.js';
+export * from './memory-channel.js';
