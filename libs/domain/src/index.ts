@@ -1,3 +1,5 @@
 export * from './pool.js';
 export * from './memory-entry.js';
 export * from './events.js';
+export * from './categorizer.js';
+export * from './similarity.js';
