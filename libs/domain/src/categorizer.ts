@@ -167,8 +167,9 @@ export function categorizeContent(content: string, options: CategorizerOptions =
     if (pattern.test(content)) scores[category] += weight;
   }
   const ranked = (Object.entries(scores) as [Category, number][]).sort((a, b) => b[1] - a[1]);
-  const [best, second] = [ranked[0] ?? ['preference', 0], ranked[1] ?? ['preference', 0]] as const;
-  const margin = best[1] - second[1];
-  const category = best[1] >= minScore && margin >= minMargin ? best[0] : null;
+  const [bestCategory, bestScore] = ranked[0] ?? ['preference', 0];
+  const secondScore = ranked[1]?.[1] ?? 0;
+  const margin = bestScore - secondScore;
+  const category = bestScore >= minScore && margin >= minMargin ? bestCategory : null;
   return { category, scores, margin };
 }

@@ -16,6 +16,8 @@ export interface ConsolidatePoolData {
 export interface DecaySweepData {
   /** Absent: every pool. */
   readonly pool?: string;
+  /** ISO time to evaluate decay at; absent: the worker's clock. Lets tests and operators replay a sweep. */
+  readonly asOf?: string;
 }
 export interface ExtractExchangeData {
   readonly pool: string;

@@ -1,5 +1,5 @@
-import type { JobsOptions } from 'bullmq';
-import { JobName } from './queue-name.js';
+import type { JobSchedulerTemplateOptions, JobsOptions, WorkerOptions } from 'bullmq';
+import { JobName, QueueName } from './queue-name.js';
 import type { JobItem } from './job-item.js';
 
 const retried: JobsOptions = {
@@ -10,6 +10,11 @@ const retried: JobsOptions = {
   removeOnFail: { age: 7 * 24 * 3600 },
 };
 
+/** BullMQ refuses custom job ids with a ':' (it reserves them for repeat keys); pool names and times may hold one. */
+function idPart(value: string): string {
+  return value.replaceAll(':', '_');
+}
+
 /**
  * All job options live here. Job ids derive from the causing event, so a job enqueued twice
  * (re-driven after a crash, or by two producers) is one job.
@@ -17,16 +22,60 @@ const retried: JobsOptions = {
 export function jobOptionsFor(item: JobItem): JobsOptions {
   switch (item.name) {
     case JobName.CategorizeEntry:
-      return { ...retried, jobId: `categorize:${item.data.eventId}` };
+      return { ...retried, jobId: `categorize.${idPart(item.data.eventId)}` };
     case JobName.ConsolidatePool:
-      return { ...retried, attempts: 3, jobId: `consolidate:${item.data.pool}:${item.data.eventId}` };
+      return {
+        ...retried,
+        attempts: 3,
+        jobId: `consolidate.${idPart(item.data.eventId)}`,
+        // Every store past the threshold asks again; one run per pool at a time, plus one queued
+        // behind it, is enough (and the pool is never consolidated by two workers at once).
+        deduplication: { id: `consolidate.${idPart(item.data.pool)}`, keepLastIfActive: true },
+      };
     case JobName.DecaySweep:
-      return { ...retried, attempts: 3, jobId: item.data.pool ? `decay:${item.data.pool}` : undefined };
+      // A sweep is idempotent and cheap, so it is not de-duplicated, except a replay at a fixed time.
+      return {
+        ...retried,
+        attempts: 3,
+        jobId: item.data.asOf ? `decay.${idPart(item.data.pool ?? '*')}.${idPart(item.data.asOf)}` : undefined,
+      };
     case JobName.ExtractExchange:
-      return { ...retried, jobId: `extract:${item.data.requestId}` };
+      return { ...retried, jobId: `extract.${idPart(item.data.requestId)}` };
     default: {
       const unreachable: never = item;
       throw new Error(`no options for job ${JSON.stringify(unreachable)}`);
+    }
+  }
+}
+
+/** The hourly (by default) decay sweep over every pool, as a BullMQ job scheduler. */
+export const DECAY_SCHEDULER_ID = 'decay-sweep.all-pools';
+
+export function decaySchedule(everyMs: number): {
+  readonly id: string;
+  readonly repeat: { readonly every: number };
+  readonly template: { readonly name: typeof JobName.DecaySweep; readonly data: Record<string, never>; readonly opts: JobSchedulerTemplateOptions };
+} {
+  const { jobId: _none, ...opts } = jobOptionsFor({ name: JobName.DecaySweep, data: {} });
+  return { id: DECAY_SCHEDULER_ID, repeat: { every: everyMs }, template: { name: JobName.DecaySweep, data: {}, opts } };
+}
+
+/**
+ * How a worker holds its jobs. A short lock (renewed every half lock while the job runs) means a
+ * job of a worker killed mid-run is back in the queue within seconds, not half a minute.
+ */
+export function workerOptionsFor(queue: QueueName): Pick<WorkerOptions, 'concurrency' | 'lockDuration' | 'stalledInterval' | 'maxStalledCount'> {
+  const crashSafe = { lockDuration: 6_000, stalledInterval: 3_000, maxStalledCount: 2 };
+  switch (queue) {
+    case QueueName.Categorize:
+    case QueueName.Extract:
+      return { ...crashSafe, concurrency: 8 };
+    case QueueName.Consolidate:
+    case QueueName.Decay:
+      return { ...crashSafe, concurrency: 1 };
+    default: {
+      const unreachable: never = queue;
+      throw new Error(`no worker options for queue ${String(unreachable)}`);
     }
   }
 }

@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import type { JobItem } from './job-item.js';
+import { decaySchedule, jobOptionsFor, workerOptionsFor } from './job-options.js';
+import { JobName, QueueName } from './queue-name.js';
+
+const items: JobItem[] = [
+  { name: JobName.CategorizeEntry, data: { pool: 'team:a', memoryId: 'm1', eventId: 'ev:1' } },
+  { name: JobName.ConsolidatePool, data: { pool: 'team', seq: 3, eventId: 'ev-3' } },
+  { name: JobName.DecaySweep, data: { pool: 'team', asOf: '2026-12-01T10:00:00.000Z' } },
+  { name: JobName.ExtractExchange, data: { pool: 'team', suggestions: [], exchange: { user: '', assistant: '' }, requestId: 'r:1' } },
+];
+
+describe('jobOptionsFor', () => {
+  it.each(items)('gives $name an id BullMQ accepts (no ":"), retries with backoff and keeps failures', (item) => {
+    const options = jobOptionsFor(item);
+    expect(options.jobId).toBeDefined();
+    expect(options.jobId).not.toContain(':');
+    expect(options.attempts).toBeGreaterThan(1);
+    expect(options.backoff).toMatchObject({ type: 'exponential' });
+    expect(options.removeOnFail).toMatchObject({ age: expect.any(Number) });
+  });
+
+  it('derives the same id for the same cause, so a re-enqueued job is one job', () => {
+    const first = items[0];
+    expect(first && jobOptionsFor(first).jobId).toBe(first && jobOptionsFor({ ...first }).jobId);
+  });
+
+  it('does not pin a plain decay sweep to one id (it would be ignored while the last one is kept)', () => {
+    expect(jobOptionsFor({ name: JobName.DecaySweep, data: { pool: 'team' } }).jobId).toBeUndefined();
+  });
+
+  it('never runs two consolidations of one pool at once', () => {
+    const a = jobOptionsFor({ name: JobName.ConsolidatePool, data: { pool: 'p', seq: 1, eventId: 'e1' } });
+    const b = jobOptionsFor({ name: JobName.ConsolidatePool, data: { pool: 'p', seq: 2, eventId: 'e2' } });
+    expect(a.deduplication?.id).toBe(b.deduplication?.id);
+    expect(workerOptionsFor(QueueName.Consolidate).concurrency).toBe(1);
+  });
+});
+
+describe('decaySchedule', () => {
+  it('repeats the sweep of every pool at the given period with the registry options', () => {
+    const schedule = decaySchedule(3_600_000);
+    expect(schedule.repeat).toEqual({ every: 3_600_000 });
+    expect(schedule.template).toMatchObject({ name: JobName.DecaySweep, data: {}, opts: { attempts: 3 } });
+    expect(schedule.template.opts).not.toHaveProperty('jobId');
+  });
+});
