@@ -1,1 +1,28 @@
-export {};
+/**
+ * @engram/engine — the memory engine, written once for every wire format.
+ *
+ * - `turn.ts`: the wire-independent turn (ModelTurn, ToolCall, ToolResult, MemoryRound).
+ * - `wire-adapter.ts`: what a format must implement (read its doc comment to write one).
+ * - `turn-runner.ts`: `runTurn(adapter, request, context, deps, sink)`, the tool loop.
+ * - `memory-tools.ts` / `memory-tool-executor.ts`: the six tools and their execution.
+ * - `tier1-cache.ts`, `marker-stripper.ts`, `client-view.ts`, `extraction.ts`.
+ * - `api-keys.ts`, `pool-selection.ts`, `errors.ts`: auth, pools and error shape for every surface.
+ * - `openai-chat/`: the reference adapter.
+ */
+export * from './turn.js';
+export * from './wire-adapter.js';
+export * from './ports.js';
+export * from './errors.js';
+export * from './api-keys.js';
+export * from './pool-selection.js';
+export * from './marker-stripper.js';
+export * from './client-view.js';
+export * from './memory-tools.js';
+export * from './memory-tool-executor.js';
+export * from './tier1-cache.js';
+export * from './extraction.js';
+export * from './turn-runner.js';
+export * from './openai-chat/chat-types.js';
+export * from './openai-chat/chat-adapter.js';
+export * from './openai-chat/chat-stream-rewriter.js';
+export * from './openai-chat/usage.js';

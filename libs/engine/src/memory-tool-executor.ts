@@ -1,0 +1,149 @@
+import { MemoryError, MemoryPattern, type SearchHit } from '@engram/contracts';
+import { CATEGORIES, CONTENT_MAX_CHARS, MEMORY_TYPES, type MemoryEntry } from '@engram/domain';
+import { z } from 'zod';
+import type { MemoryPort } from './ports.js';
+import type { ToolCall, ToolResult, TurnContext } from './turn.js';
+
+const id = z.string().trim().min(1).transform((value) => value.replace(/^\[?id:/, '').replace(/\]$/, ''));
+const category = z.enum(CATEGORIES);
+const content = z.string().trim().min(1).max(CONTENT_MAX_CHARS);
+
+const schemas = {
+  store_memory: z.object({ content, type: z.enum(MEMORY_TYPES).optional(), category: category.nullish() }),
+  memory_search: z.object({ query: z.string().trim().min(1), limit: z.number().int().min(1).max(20).optional() }),
+  memory_list: z.object({ category: category.optional(), limit: z.number().int().min(1).max(50).optional() }),
+  memory_update: z.object({ id, content: content.optional(), category: category.nullish(), confirmed: z.boolean().optional() }),
+  memory_delete: z.object({ id, reason: z.string().optional() }),
+  memory_refresh: z.object({ id }),
+} as const;
+
+type ToolName = keyof typeof schemas;
+type ArgsOf<N extends ToolName> = z.infer<(typeof schemas)[N]>;
+
+/**
+ * Runs the model's memory calls against the memory service. Every outcome, including bad
+ * arguments and an unreachable service, is a readable tool result: a memory call never fails
+ * the request. Results cite ids as `[id:abc] content`.
+ */
+export class MemoryToolExecutor {
+  constructor(
+    private readonly memory: MemoryPort,
+    /** Told after a successful write, so the pool's cached Tier 1 is dropped at once. */
+    private readonly onWrite: (pool: string) => void = () => undefined,
+  ) {}
+
+  async run(call: ToolCall, context: TurnContext): Promise<ToolResult> {
+    return { callId: call.id, name: call.name, content: await this.answer(call, context) };
+  }
+
+  private async answer(call: ToolCall, context: TurnContext): Promise<string> {
+    if (!(call.name in schemas)) return `Error: ${call.name} is not a memory tool.`;
+    const name = call.name as ToolName;
+    let raw: unknown;
+    try {
+      raw = call.arguments.trim() === '' ? {} : JSON.parse(call.arguments);
+    } catch {
+      return `Error: the arguments of ${name} are not valid JSON. Call it again with a JSON object.`;
+    }
+    const parsed = schemas[name].safeParse(raw);
+    if (!parsed.success) {
+      const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'arguments'}: ${issue.message}`).join('; ');
+      return `Error: invalid arguments for ${name} (${problems}). Check the tool's schema and call it again.`;
+    }
+    try {
+      return await this.execute(name, parsed.data, context);
+    } catch (error) {
+      return describeFailure(error);
+    }
+  }
+
+  private async execute(name: ToolName, args: ArgsOf<ToolName>, { pool, requestId }: TurnContext): Promise<string> {
+    const meta = { actor: 'llm' as const, requestId, causationId: requestId };
+    switch (name) {
+      case 'store_memory': {
+        const a = args as ArgsOf<'store_memory'>;
+        const entry = await this.memory.call(MemoryPattern.Store, {
+          pool,
+          content: a.content,
+          ...(a.type ? { type: a.type } : {}),
+          ...(a.category !== undefined ? { category: a.category } : {}),
+          source: 'llm',
+          ...meta,
+        });
+        this.onWrite(pool);
+        return `Stored ${cite(entry)}`;
+      }
+      case 'memory_search': {
+        const a = args as ArgsOf<'memory_search'>;
+        const hits = await this.memory.call(MemoryPattern.Search, { pool, query: a.query, limit: a.limit ?? 5, recordReference: true, requestId });
+        return hits.length === 0 ? `No memories match "${a.query}".` : `Found ${hits.length}:\n${hits.map(citeHit).join('\n')}`;
+      }
+      case 'memory_list': {
+        const a = args as ArgsOf<'memory_list'>;
+        const entries = await this.memory.call(MemoryPattern.List, { pool, limit: a.limit ?? 10, ...(a.category ? { category: a.category } : {}), requestId });
+        return entries.length === 0 ? 'No memories yet.' : `${entries.length} memories:\n${entries.map(cite).join('\n')}`;
+      }
+      case 'memory_update': {
+        const a = args as ArgsOf<'memory_update'>;
+        if (a.content === undefined && a.category === undefined && a.confirmed === undefined) {
+          return 'Error: memory_update needs at least one of content, category, confirmed.';
+        }
+        let entry: MemoryEntry | undefined;
+        if (a.content !== undefined || a.category !== undefined) {
+          entry = await this.memory.call(MemoryPattern.Update, {
+            pool,
+            id: a.id,
+            ...(a.content !== undefined ? { content: a.content } : {}),
+            ...(a.category !== undefined ? { category: a.category } : {}),
+            ...meta,
+          });
+        }
+        if (a.confirmed !== undefined) {
+          entry = await this.memory.call(MemoryPattern.Confirm, { pool, id: a.id, confirmed: a.confirmed, ...meta });
+        }
+        this.onWrite(pool);
+        return `Updated ${cite(entry as MemoryEntry)}`;
+      }
+      case 'memory_delete': {
+        const a = args as ArgsOf<'memory_delete'>;
+        const entry = await this.memory.call(MemoryPattern.Delete, { pool, id: a.id, reason: a.reason ?? null, ...meta });
+        this.onWrite(pool);
+        return `Deleted [id:${entry.id}] (archived; a person can restore it).`;
+      }
+      case 'memory_refresh': {
+        const a = args as ArgsOf<'memory_refresh'>;
+        const entries = await this.memory.call(MemoryPattern.Refresh, { pool, ids: [a.id], ...meta });
+        this.onWrite(pool);
+        const entry = entries[0];
+        return entry ? `Refreshed ${cite(entry)}` : `Error: no memory with id ${a.id} in this pool.`;
+      }
+    }
+  }
+}
+
+function cite(entry: MemoryEntry): string {
+  return `[id:${entry.id}] ${entry.content}`;
+}
+
+function citeHit(hit: SearchHit): string {
+  const { entry } = hit;
+  const label = entry.category ? `${entry.category}, ` : '';
+  return `${cite(entry)} (${label}confidence ${hit.effectiveConfidence.toFixed(1)})`;
+}
+
+function describeFailure(error: unknown): string {
+  if (error instanceof MemoryError) {
+    switch (error.code) {
+      case 'not_found':
+        return `Error: ${error.message}. Use an id from a [id:...] citation.`;
+      case 'invalid_request':
+      case 'conflict':
+        return `Error: ${error.message}.`;
+      case 'unavailable':
+        return 'Error: memory is unavailable right now. Answer without it.';
+      default:
+        return 'Error: memory failed on this call. Answer without it.';
+    }
+  }
+  return 'Error: memory failed on this call. Answer without it.';
+}

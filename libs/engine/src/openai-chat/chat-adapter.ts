@@ -1,0 +1,152 @@
+import type { ClientView } from '../client-view.js';
+import { clientError } from '../errors.js';
+import type { MemoryRound, MemoryToolDefinition, ModelTurn, ToolCall } from '../turn.js';
+import type { StreamRewriter, WireAdapter } from '../wire-adapter.js';
+import type { ChatCompletion, ChatMessage, ChatRequest, ChatToolCall } from './chat-types.js';
+import { ChatStreamRewriter } from './chat-stream-rewriter.js';
+import { addUsage } from './usage.js';
+
+/** OpenAI Chat Completions (`POST /v1/chat/completions`) on the engine. */
+export class OpenAiChatAdapter implements WireAdapter<ChatRequest> {
+  private readonly toolsCache = new WeakMap<readonly MemoryToolDefinition[], readonly unknown[]>();
+
+  upstreamPath(): string {
+    return '/chat/completions';
+  }
+
+  parseRequest(body: unknown): ChatRequest {
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+      throw clientError(400, 'the request body must be a JSON object', 'invalid_body');
+    }
+    const request = body as ChatRequest;
+    if (!Array.isArray(request.messages) || !request.messages.every((m) => typeof m === 'object' && m !== null && typeof m.role === 'string')) {
+      throw clientError(400, '`messages` must be an array of messages with a role', 'invalid_messages');
+    }
+    if (request.tools !== undefined && !Array.isArray(request.tools)) {
+      throw clientError(400, '`tools` must be an array', 'invalid_tools');
+    }
+    return request;
+  }
+
+  isStream(request: ChatRequest): boolean {
+    return request.stream === true;
+  }
+
+  supportsMemory(request: ChatRequest): boolean {
+    return (request.n === undefined || request.n === null || request.n === 1) && request.functions === undefined;
+  }
+
+  lastUserText(request: ChatRequest): string {
+    for (let i = request.messages.length - 1; i >= 0; i--) {
+      const message = request.messages[i] as ChatMessage;
+      if (message.role === 'user') return textOf(message.content);
+    }
+    return '';
+  }
+
+  clientToolNames(request: ChatRequest): ReadonlySet<string> {
+    const names = new Set<string>();
+    for (const tool of request.tools ?? []) {
+      const name = (tool as { function?: { name?: unknown } }).function?.name;
+      if (typeof name === 'string') names.add(name);
+    }
+    return names;
+  }
+
+  withMemory(request: ChatRequest, memory: { readonly tier1Block: string; readonly tools: readonly MemoryToolDefinition[] }): ChatRequest {
+    let messages = request.messages;
+    if (memory.tier1Block !== '') {
+      messages = messages.slice();
+      const first = messages[0];
+      if (first && (first.role === 'system' || first.role === 'developer')) {
+        messages[0] = { ...first, content: appendText(first.content, memory.tier1Block) };
+      } else {
+        messages.unshift({ role: 'system', content: memory.tier1Block });
+      }
+    }
+    if (memory.tools.length === 0) return { ...request, messages };
+    return { ...request, messages, tools: [...(request.tools ?? []), ...this.chatTools(memory.tools)] };
+  }
+
+  withMemoryRound(request: ChatRequest, round: MemoryRound): ChatRequest {
+    const assistant: ChatMessage = {
+      role: 'assistant',
+      content: round.text === '' ? null : round.text,
+      tool_calls: round.calls.map(toChatCall),
+    };
+    const results: ChatMessage[] = round.results.map((result) => ({ role: 'tool', tool_call_id: result.callId, content: result.content }));
+    return { ...request, messages: [...request.messages, assistant, ...results] };
+  }
+
+  serializeRequest(request: ChatRequest): string {
+    return JSON.stringify(request);
+  }
+
+  readTurn(body: unknown): ModelTurn {
+    const message = (body as ChatCompletion).choices?.[0]?.message;
+    const choice = (body as ChatCompletion).choices?.[0];
+    return {
+      text: textOf(message?.content),
+      toolCalls: (message?.tool_calls ?? []).map((call) => ({ id: call.id, name: call.function?.name ?? '', arguments: call.function?.arguments ?? '' })),
+      finishReason: choice?.finish_reason ?? null,
+    };
+  }
+
+  renderResponse(bodies: readonly unknown[], view: ClientView, finishReason: string): unknown {
+    const last = bodies[bodies.length - 1] as ChatCompletion;
+    const first = bodies[0] as ChatCompletion;
+    const [choice, ...otherChoices] = last.choices ?? [];
+    if (!choice) return last;
+    const message: ChatMessage = { ...(choice.message ?? { role: 'assistant' }) };
+    const text = view.visibleText();
+    message.content = text !== '' ? text : message.content === null || message.content === undefined ? null : '';
+    const clientCalls = (message.tool_calls ?? []).filter((call) => view.isClientCall(call.id));
+    if (clientCalls.length > 0) message.tool_calls = clientCalls;
+    else delete message.tool_calls;
+    const rendered: ChatCompletion = { ...last, choices: [{ ...choice, message, finish_reason: finishReason }, ...otherChoices] };
+    if (first.id !== undefined) rendered.id = first.id;
+    if (bodies.length > 1 && last.usage) {
+      let usage: Record<string, unknown> | null = null;
+      for (const body of bodies) {
+        const roundUsage = (body as ChatCompletion).usage;
+        if (roundUsage) usage = addUsage(usage, roundUsage);
+      }
+      rendered.usage = usage;
+    }
+    return rendered;
+  }
+
+  createStreamRewriter(view: ClientView): StreamRewriter {
+    return new ChatStreamRewriter(view);
+  }
+
+  private chatTools(tools: readonly MemoryToolDefinition[]): readonly unknown[] {
+    let rendered = this.toolsCache.get(tools);
+    if (!rendered) {
+      rendered = tools.map((tool) => ({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters } }));
+      this.toolsCache.set(tools, rendered);
+    }
+    return rendered;
+  }
+}
+
+function toChatCall(call: ToolCall): ChatToolCall {
+  return { id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } };
+}
+
+/** A message content as text: a string, or the text parts of a content array. */
+function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) {
+    return content
+      .map((part) => ((part as { type?: unknown }).type === 'text' ? String((part as { text?: unknown }).text ?? '') : ''))
+      .join('');
+  }
+  return '';
+}
+
+function appendText(content: unknown, block: string): unknown {
+  if (typeof content === 'string') return content === '' ? block : `${content}\n\n${block}`;
+  if (Array.isArray(content)) return [...content, { type: 'text', text: block }];
+  return block;
+}

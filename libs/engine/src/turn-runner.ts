@@ -1,0 +1,202 @@
+import { createParser } from 'eventsource-parser';
+import { ClientView } from './client-view.js';
+import { EngramHttpError, upstreamError } from './errors.js';
+import { extractionFor } from './extraction.js';
+import { MEMORY_LIMIT_MESSAGE } from './memory-tools.js';
+import type { MemoryToolExecutor } from './memory-tool-executor.js';
+import type { ClientSink, ExtractionPort, UpstreamPort, UpstreamReply } from './ports.js';
+import { isMemoryToolName, type ModelTurn, type ToolCall, type ToolResult, type TurnContext } from './turn.js';
+import type { SseMessage, StreamRewriter, WireAdapter } from './wire-adapter.js';
+
+/** Hooks for metrics; every one optional. */
+export interface TurnObserver {
+  upstreamLatency?(seconds: number): void;
+  memoryRound?(): void;
+  error?(kind: 'upstream' | 'upstream_status' | 'client_abort' | 'internal'): void;
+}
+
+export interface TurnDeps {
+  readonly upstream: UpstreamPort;
+  readonly tools: MemoryToolExecutor;
+  readonly extraction: ExtractionPort;
+  readonly maxIterations: number;
+  readonly observer?: TurnObserver;
+}
+
+/**
+ * Runs one client request with memory: calls upstream, executes the model's memory calls and
+ * calls upstream again (at most `maxIterations` rounds, then one more with the limit message),
+ * and writes one ordinary response to the client, streamed or not, with memory hidden.
+ * `request` is the adapter's request with memory already added (`withMemory`).
+ */
+export async function runTurn<R>(
+  adapter: WireAdapter<R>,
+  request: R,
+  context: TurnContext,
+  deps: TurnDeps,
+  sink: ClientSink,
+): Promise<void> {
+  const clientTools = adapter.clientToolNames(request);
+  const view = new ClientView((name) => isMemoryToolName(name) && !clientTools.has(name));
+  const rewriter = adapter.isStream(request) ? adapter.createStreamRewriter(view) : null;
+  const bodies: unknown[] = [];
+  const path = adapter.upstreamPath(request);
+  let current = request;
+  let memoryRounds = 0;
+  let limited = false;
+
+  try {
+    for (let round = 0; ; round++) {
+      const reply = await callUpstream(deps, path, adapter.serializeRequest(current), sink.signal);
+      if (reply.status < 200 || reply.status >= 300) {
+        deps.observer?.error?.('upstream_status');
+        await relayUpstreamFailure(reply, sink, rewriter);
+        return;
+      }
+      let turn: ModelTurn;
+      if (rewriter) {
+        if (!sink.started) sink.startStream(reply.status, streamHeaders(reply.headers));
+        turn = await pumpRound(reply, rewriter, round, sink);
+      } else {
+        const body = await readJson(reply);
+        bodies.push(body);
+        turn = adapter.readTurn(body);
+        view.pushText(turn.text);
+        for (const call of turn.toolCalls) view.openCall(call.id, call.name);
+      }
+
+      const memoryCalls = turn.toolCalls.filter((call) => view.isHidden(call.name));
+      const hasClientCalls = memoryCalls.length < turn.toolCalls.length;
+      let finishReason: string | null = null;
+      if (memoryCalls.length === 0) {
+        finishReason = turn.finishReason === 'tool_calls' && !hasClientCalls ? 'stop' : (turn.finishReason ?? 'stop');
+      } else if (hasClientCalls) {
+        // A mixed turn: memory calls take effect, the client gets its own calls only.
+        await runCalls(deps, memoryCalls, context);
+        finishReason = 'tool_calls';
+      } else if (limited) {
+        finishReason = 'stop';
+      }
+      if (finishReason !== null) {
+        await finish(adapter, bodies, view, rewriter, sink, finishReason, reply.headers);
+        const job = extractionFor(view, context, adapter.lastUserText(request));
+        if (job) deps.extraction.enqueue(job);
+        return;
+      }
+
+      let results: ToolResult[];
+      if (memoryRounds < deps.maxIterations) {
+        results = await runCalls(deps, memoryCalls, context);
+        memoryRounds++;
+        deps.observer?.memoryRound?.();
+      } else {
+        results = memoryCalls.map((call) => ({ callId: call.id, name: call.name, content: MEMORY_LIMIT_MESSAGE }));
+        limited = true;
+      }
+      current = adapter.withMemoryRound(current, { text: turn.text, calls: memoryCalls, results });
+    }
+  } catch (error) {
+    if (sink.signal.aborted) {
+      deps.observer?.error?.('client_abort');
+      return;
+    }
+    const failure = error instanceof EngramHttpError ? error : upstreamError(502, `upstream failed: ${(error as Error).message}`);
+    deps.observer?.error?.(error instanceof EngramHttpError ? 'upstream' : 'internal');
+    if (!sink.started) {
+      sink.respond(failure.status, JSON_HEADERS, JSON.stringify(failure.body()));
+    } else {
+      await sink.write(rewriter ? rewriter.fail(failure.status, failure.message) : '');
+      sink.end();
+    }
+  }
+}
+
+async function callUpstream(deps: TurnDeps, path: string, body: string, signal: AbortSignal): Promise<UpstreamReply> {
+  const started = performance.now();
+  const reply = await deps.upstream.post(path, body, signal);
+  deps.observer?.upstreamLatency?.((performance.now() - started) / 1000);
+  return reply;
+}
+
+async function runCalls(deps: TurnDeps, calls: readonly ToolCall[], context: TurnContext): Promise<ToolResult[]> {
+  const results: ToolResult[] = [];
+  // In order: a store followed by a search in one round must see the stored entry.
+  for (const call of calls) results.push(await deps.tools.run(call, context));
+  return results;
+}
+
+/** Feeds one round's SSE stream through the rewriter, writing as it goes, and returns the round's turn. */
+async function pumpRound(reply: UpstreamReply, rewriter: StreamRewriter, round: number, sink: ClientSink): Promise<ModelTurn> {
+  rewriter.beginRound(round);
+  let out = '';
+  const parser = createParser({
+    onEvent: (message: SseMessage) => {
+      out += rewriter.push(message);
+    },
+  });
+  const decoder = new TextDecoder();
+  for await (const chunk of reply.body) {
+    parser.feed(decoder.decode(chunk, { stream: true }));
+    if (out !== '') {
+      const pending = out;
+      out = '';
+      await sink.write(pending);
+    }
+  }
+  parser.feed(decoder.decode());
+  parser.reset({ consume: true });
+  if (out !== '') await sink.write(out);
+  return rewriter.endRound();
+}
+
+async function finish<R>(
+  adapter: WireAdapter<R>,
+  bodies: readonly unknown[],
+  view: ClientView,
+  rewriter: StreamRewriter | null,
+  sink: ClientSink,
+  finishReason: string,
+  headers: Readonly<Record<string, string>>,
+): Promise<void> {
+  if (rewriter) {
+    await sink.write(rewriter.finish(finishReason));
+    sink.end();
+    return;
+  }
+  view.flushText();
+  const body = adapter.renderResponse(bodies, view, finishReason);
+  sink.respond(200, { ...headers, 'content-type': 'application/json' }, JSON.stringify(body));
+}
+
+/** A non-2xx upstream answer: its status and body reach the client as they are, when nothing was sent yet. */
+async function relayUpstreamFailure(reply: UpstreamReply, sink: ClientSink, rewriter: StreamRewriter | null): Promise<void> {
+  const body = await readAll(reply);
+  if (!sink.started) {
+    sink.respond(reply.status, reply.headers, body);
+    return;
+  }
+  const text = Buffer.from(body).toString('utf8');
+  await sink.write(rewriter ? rewriter.fail(reply.status, text) : '');
+  sink.end();
+}
+
+async function readAll(reply: UpstreamReply): Promise<Uint8Array> {
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of reply.body) chunks.push(chunk);
+  return chunks.length === 1 ? (chunks[0] as Uint8Array) : Buffer.concat(chunks);
+}
+
+async function readJson(reply: UpstreamReply): Promise<unknown> {
+  const bytes = await readAll(reply);
+  try {
+    return JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
+  } catch {
+    throw upstreamError(502, 'upstream answered with a body that is not JSON');
+  }
+}
+
+function streamHeaders(upstream: Readonly<Record<string, string>>): Record<string, string> {
+  return { ...upstream, 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' };
+}
+
+const JSON_HEADERS = { 'content-type': 'application/json' } as const;
