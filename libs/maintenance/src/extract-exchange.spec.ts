@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { explicitFacts } from './exchange-facts.js';
+import { extractedMemoryId, extractExchange } from './extract-exchange.js';
+import { entry, FakeMemory } from './fake-memory.fixture.js';
+
+const context = { jobId: 'extract.req-1', enqueuedAt: new Date('2026-12-01T11:00:00.000Z') };
+
+function job(suggestions: string[], user = 'How do I run the tests?') {
+  return { pool: 'team', suggestions, exchange: { user, assistant: 'Run npm test.' }, requestId: 'req-1' };
+}
+
+describe('extractExchange', () => {
+  it('stores new suggestions, categorized, as the worker, caused by the request', async () => {
+    const memory = new FakeMemory();
+    const outcome = await extractExchange(memory, job(['User prefers concise answers', 'The CI build fails when the cache is stale']), context);
+    expect(outcome.stored).toHaveLength(2);
+    expect(memory.active().map((item) => [item.type, item.category, item.source])).toEqual([
+      ['USER', 'preference', 'marker'],
+      ['MEMORY', 'gotcha', 'marker'],
+    ]);
+    expect(memory.log.every((event) => event.actor === 'worker:extract' && event.causationId === 'req-1')).toBe(true);
+  });
+
+  it('refreshes an entry that says the same thing instead of adding a copy', async () => {
+    const memory = new FakeMemory([entry({ id: 'm1', content: 'The user prefers concise answers.' })]);
+    const outcome = await extractExchange(memory, job(['User prefers concise answers']), context);
+    expect(outcome).toEqual({ stored: [], refreshed: ['m1'], unchanged: 0 });
+    expect(memory.active()).toHaveLength(1);
+    expect(memory.entries.get('m1')?.referenceCount).toBe(1);
+  });
+
+  it('leaves the same state when delivered twice', async () => {
+    const memory = new FakeMemory([entry({ id: 'm1', content: 'The user prefers concise answers.' })]);
+    const data = job(['User prefers concise answers', 'Uses pnpm workspaces in the monorepo']);
+    await extractExchange(memory, data, context);
+    const snapshot = JSON.stringify([...memory.entries.values()]);
+    const again = await extractExchange(memory, data, context);
+    expect(again).toEqual({ stored: [], refreshed: [], unchanged: 2 });
+    expect(JSON.stringify([...memory.entries.values()])).toBe(snapshot);
+  });
+
+  it('stores a suggestion repeated in one exchange once', async () => {
+    const memory = new FakeMemory();
+    await extractExchange(memory, job(['Uses pnpm', 'uses pnpm.']), context);
+    expect(memory.active()).toHaveLength(1);
+  });
+
+  it('also takes facts the person stated in their message', async () => {
+    const memory = new FakeMemory();
+    await extractExchange(memory, job([], 'Remember that the staging database is read-only. Can you help?'), context);
+    expect(memory.active().map((item) => [item.content, item.source])).toEqual([['The staging database is read-only', 'extraction']]);
+  });
+
+  it('derives stored ids from the request and the text', () => {
+    expect(extractedMemoryId('req-1', 'Uses pnpm')).toBe(extractedMemoryId('req-1', 'uses pnpm'));
+    expect(extractedMemoryId('req-1', 'Uses pnpm')).not.toBe(extractedMemoryId('req-2', 'Uses pnpm'));
+  });
+});
+
+describe('explicitFacts', () => {
+  it('finds what a person asked to remember or said about themselves, and nothing else', () => {
+    expect(explicitFacts('Please remember that we deploy on Fridays. I prefer tabs over spaces! What is 2+2?')).toEqual([
+      'We deploy on Fridays',
+      'I prefer tabs over spaces',
+    ]);
+    expect(explicitFacts('Can you fix this bug? It crashes.')).toEqual([]);
+  });
+});
