@@ -93,7 +93,7 @@ export async function runTurn<R>(
         results = memoryCalls.map((call) => ({ callId: call.id, name: call.name, content: MEMORY_LIMIT_MESSAGE }));
         limited = true;
       }
-      current = adapter.withMemoryRound(current, { text: turn.text, calls: memoryCalls, results });
+      current = adapter.withMemoryRound(current, { text: turn.text, calls: memoryCalls, results, raw: turn.raw });
     }
   } catch (error) {
     if (sink.signal.aborted) {
@@ -103,7 +103,7 @@ export async function runTurn<R>(
     const failure = error instanceof EngramHttpError ? error : upstreamError(502, `upstream failed: ${(error as Error).message}`);
     deps.observer?.error?.(error instanceof EngramHttpError ? 'upstream' : 'internal');
     if (!sink.started) {
-      sink.respond(failure.status, JSON_HEADERS, JSON.stringify(failure.body()));
+      sink.respond(failure.status, JSON_HEADERS, JSON.stringify(adapter.errorBody ? adapter.errorBody(failure) : failure.body()));
     } else {
       await sink.write(rewriter ? rewriter.fail(failure.status, failure.message) : '');
       sink.end();

@@ -21,6 +21,12 @@ export interface ModelTurn {
   /** Every tool call of the round, memory and client, in the order the model made them. */
   readonly toolCalls: readonly ToolCall[];
   readonly finishReason: FinishReason | null;
+  /**
+   * The round's output in the format's own shape (Anthropic content blocks, Responses output
+   * items), for `withMemoryRound`: some formats must send it back whole (thinking blocks and
+   * their signatures, reasoning items), which text and calls alone cannot rebuild.
+   */
+  readonly raw?: unknown;
 }
 
 /** The answer to one tool call, as the model will read it. */
@@ -38,6 +44,8 @@ export interface MemoryRound {
   readonly text: string;
   readonly calls: readonly ToolCall[];
   readonly results: readonly ToolResult[];
+  /** The round's `ModelTurn.raw`, when the adapter produced one. */
+  readonly raw?: unknown;
 }
 
 /** A memory tool as offered to the model: a format-independent JSON Schema function. */

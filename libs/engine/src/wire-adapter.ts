@@ -1,4 +1,5 @@
 import type { ClientView } from './client-view.js';
+import type { EngramHttpError } from './errors.js';
 import type { MemoryRound, MemoryToolDefinition, ModelTurn } from './turn.js';
 
 /** One server-sent event as eventsource-parser yields it. */
@@ -33,6 +34,9 @@ export interface SseMessage {
  *    calls' deltas are dropped, visible ones renumbered. Closing frames (finish reason, usage,
  *    [DONE] / message_stop / response.completed) are held until `finish`, so a continuation
  *    round streams on in the same response; ids/sequence numbers stay consistent across rounds.
+ * 6. Formats that must send a round back whole (thinking blocks, reasoning items) put it in
+ *    `ModelTurn.raw` (from `readTurn` / `endRound`) and get it back as `MemoryRound.raw`.
+ *    Formats whose errors are not OpenAI-shaped implement `errorBody`.
  */
 export interface WireAdapter<TRequest> {
   /** Path under the upstream base URL, e.g. '/chat/completions'. */
@@ -53,6 +57,9 @@ export interface WireAdapter<TRequest> {
   renderResponse(bodies: readonly unknown[], view: ClientView, finishReason: string): unknown;
 
   createStreamRewriter(view: ClientView): StreamRewriter;
+
+  /** The body of an error answered before anything was streamed; default: OpenAI's `{"error":{...}}`. */
+  errorBody?(error: EngramHttpError): unknown;
 }
 
 /** Rewrites one client response's stream across all rounds of the loop. */
