@@ -10,6 +10,8 @@ export interface WriteMeta {
 
 export interface StoreRequest extends WriteMeta {
   readonly pool: string;
+  /** Caller-chosen id (4-64 of A-Za-z0-9_-): storing an existing id returns the existing entry, no new event. */
+  readonly id?: string;
   readonly content: string;
   readonly type?: MemoryType;
   readonly category?: Category | null;
@@ -24,6 +26,8 @@ export interface SearchRequest {
   readonly includeArchived?: boolean;
   /** Record a reference for what is returned (the model's search does, a person's browsing does not). */
   readonly recordReference?: boolean;
+  /** Who the recorded reference is attributed to; default `llm`. */
+  readonly actor?: Actor;
   readonly requestId?: string;
 }
 export interface ListRequest {

@@ -1,0 +1,505 @@
+import type { Logger } from 'pino';
+import {
+  MemoryError,
+  type CategorizeRequest,
+  type ConsolidateRequest,
+  type ConsolidateResponse,
+  type EventsAfterRequest,
+  type GetRequest,
+  type IdRequest,
+  type ListRequest,
+  type PoolRequest,
+  type RefreshRequest,
+  type SearchHit,
+  type SearchRequest,
+  type StatsResponse,
+  type StoreRequest,
+  type Tier1Response,
+  type UpdateRequest,
+} from '@engram/contracts';
+import {
+  DAY_MS,
+  EVENT_SCHEMA_VERSION,
+  buildTier1,
+  changesOf,
+  effectiveConfidence,
+  type Actor,
+  type EventDataByType,
+  type EventType,
+  type MemoryEntry,
+  type MemoryEvent,
+  type NewEvent,
+} from '@engram/domain';
+import type { DataDirLock } from './data-dir-lock.js';
+import type { EventLog } from './event-log.js';
+import type { FlatFiles } from './flat-files.js';
+import { newEventId, newMemoryId } from './ids.js';
+import type { Projection } from './projection.js';
+import { ReferenceBatcher, type ReferenceGroup } from './reference-batcher.js';
+import { toFtsMatch } from './search-query.js';
+import {
+  invalid,
+  notFound,
+  validActor,
+  validCategory,
+  validCausation,
+  validConfidence,
+  validContent,
+  validId,
+  validLimit,
+  validPool,
+  validQuery,
+  validReason,
+  validSource,
+  validType,
+} from './validation.js';
+
+/** The side effects the service works through; each is a class of this lib, replaceable by a typed fake. */
+export interface MemoryServiceDeps {
+  readonly log: Pick<EventLog, 'append' | 'read' | 'redact' | 'close' | 'onDurable' | 'lastSeq'>;
+  readonly projection: Pick<
+    Projection,
+    | 'apply'
+    | 'get'
+    | 'list'
+    | 'searchText'
+    | 'byConfidence'
+    | 'tier1Candidates'
+    | 'activeCount'
+    | 'poolSeq'
+    | 'stats'
+    | 'dispatchedSeq'
+    | 'markDispatched'
+    | 'scrub'
+    | 'close'
+    | 'lastSeq'
+  >;
+  readonly flatFiles: Pick<FlatFiles, 'refresh'>;
+  readonly lock: Pick<DataDirLock, 'release'> | null;
+  readonly clock: () => Date;
+  readonly logger: Logger;
+  readonly tier1MaxChars: number;
+  readonly newId?: () => string;
+}
+
+interface WriteContext {
+  readonly pool: string;
+  readonly actor: Actor;
+  readonly causationId: string | null;
+}
+
+const SEARCH_DEFAULT_LIMIT = 10;
+const SEARCH_MAX_LIMIT = 100;
+const LIST_DEFAULT_LIMIT = 50;
+const LIST_MAX_LIMIT = 1000;
+const EVENTS_DEFAULT_LIMIT = 100;
+const EVENTS_MAX_LIMIT = 1000;
+const REFRESH_MAX_IDS = 100;
+
+/**
+ * The memory operations. Write path: validate against the current state (acknowledged plus
+ * in-flight writes) -> append to the log (group-committed fsync) -> the log's durable hook applies
+ * the batch to SQLite in seq order and tells listeners -> re-render the pool's flat files -> answer.
+ * Reads answer from SQLite, i.e. only acknowledged state.
+ */
+export class MemoryService {
+  private readonly listeners: ((events: readonly MemoryEvent[]) => void)[] = [];
+  /** Entries as in-flight (not yet durable) writes will leave them, so validation sees them. */
+  private readonly inFlight = new Map<string, { entry: MemoryEntry | undefined; writes: number }>();
+  private readonly tier1Cache = new Map<string, { key: string; response: Tier1Response }>();
+  private readonly references: ReferenceBatcher;
+  private readonly newId: () => string;
+  private closing: Promise<void> | null = null;
+
+  constructor(private readonly deps: MemoryServiceDeps) {
+    this.newId = deps.newId ?? newMemoryId;
+    this.references = new ReferenceBatcher((groups) => this.recordReferences(groups), deps.logger);
+    deps.log.onDurable((events) => this.applyDurable(events));
+  }
+
+  // ---- writes ----
+
+  async store(request: StoreRequest): Promise<MemoryEntry> {
+    const context = this.writeContext(request);
+    const content = validContent(request.content);
+    const category = request.category === undefined ? null : validCategory(request.category);
+    const type = request.type === undefined ? defaultType(category) : validType(request.type);
+    const confidence = request.confidence === undefined ? 1 : validConfidence(request.confidence);
+    const source = request.source === undefined ? (context.actor === 'user' ? 'user' : 'llm') : validSource(request.source);
+    if (request.id !== undefined) {
+      const id = validId(request.id);
+      const existing = this.current(id);
+      if (existing) {
+        if (existing.pool !== context.pool) throw new MemoryError('conflict', `id ${id} is taken by another pool`);
+        return this.settled(id);
+      }
+    }
+    const id = request.id ?? this.freshId();
+    await this.commit([this.event(context, 'memory.stored', { id, type, category, content, confidence, source })]);
+    return this.acknowledged(context.pool, id);
+  }
+
+  async update(request: UpdateRequest): Promise<MemoryEntry> {
+    const context = this.writeContext(request);
+    const entry = this.require(context.pool, request.id);
+    const content = request.content === undefined ? undefined : validContent(request.content);
+    const category = request.category === undefined ? undefined : validCategory(request.category);
+    const type = request.type === undefined ? undefined : validType(request.type);
+    if (request.confirmed !== undefined && typeof request.confirmed !== 'boolean') throw invalid('confirmed must be a boolean');
+    const changed = {
+      ...(content !== undefined && content !== entry.content ? { content } : {}),
+      ...(category !== undefined && category !== entry.category ? { category } : {}),
+      ...(type !== undefined && type !== entry.type ? { type } : {}),
+    };
+    const events: NewEvent[] = [];
+    if (Object.keys(changed).length > 0) events.push(this.event(context, 'memory.updated', { id: entry.id, ...changed }));
+    if (request.confirmed !== undefined && request.confirmed !== entry.isConfirmed) {
+      events.push(this.event(context, 'memory.confirmed', { id: entry.id, confirmed: request.confirmed }));
+    }
+    if (events.length > 0) await this.commit(events);
+    return this.settled(entry.id);
+  }
+
+  async delete(request: IdRequest): Promise<MemoryEntry> {
+    return this.transition(request, (entry, context) =>
+      entry.isArchived ? null : this.event(context, 'memory.deleted', { id: entry.id, reason: validReason(request.reason) }),
+    );
+  }
+
+  async archive(request: IdRequest): Promise<MemoryEntry> {
+    return this.transition(request, (entry, context) =>
+      entry.isArchived ? null : this.event(context, 'memory.archived', { id: entry.id, reason: validReason(request.reason) ?? 'archived' }),
+    );
+  }
+
+  async restore(request: IdRequest): Promise<MemoryEntry> {
+    return this.transition(request, (entry, context) =>
+      entry.isArchived ? this.event(context, 'memory.restored', { id: entry.id }) : null,
+    );
+  }
+
+  async confirm(request: IdRequest & { readonly confirmed: boolean }): Promise<MemoryEntry> {
+    if (typeof request.confirmed !== 'boolean') throw invalid('confirmed must be a boolean');
+    return this.transition(request, (entry, context) =>
+      entry.isConfirmed === request.confirmed ? null : this.event(context, 'memory.confirmed', { id: entry.id, confirmed: request.confirmed }),
+    );
+  }
+
+  async categorize(request: CategorizeRequest): Promise<MemoryEntry> {
+    const category = validCategory(request.category);
+    if (category === null) throw invalid('categorize needs a category');
+    return this.transition(request, (entry, context) =>
+      entry.category === category ? null : this.event(context, 'memory.categorized', { id: entry.id, category }),
+    );
+  }
+
+  /** Forgets for real: the row, its FTS terms and flat-file lines go, and the log lines that carried it are redacted. */
+  async purge(request: IdRequest): Promise<{ readonly id: string; readonly purged: true }> {
+    const context = this.writeContext(request);
+    const entry = this.require(context.pool, request.id);
+    await this.commit([this.event(context, 'memory.purged', { id: entry.id })]);
+    await this.deps.log.redact(new Set([entry.id]));
+    this.deps.projection.scrub();
+    return { id: entry.id, purged: true };
+  }
+
+  async refresh(request: RefreshRequest): Promise<MemoryEntry[]> {
+    const context = this.writeContext(request);
+    if (!Array.isArray(request.ids) || request.ids.length === 0) throw invalid('ids must be a non-empty array');
+    if (request.ids.length > REFRESH_MAX_IDS) throw invalid(`at most ${REFRESH_MAX_IDS} ids per refresh`);
+    const ids = [...new Set(request.ids.map((id) => this.require(context.pool, id).id))];
+    await this.commit([this.event(context, 'memory.referenced', { ids })]);
+    return ids.map((id) => this.acknowledged(context.pool, id));
+  }
+
+  async consolidate(request: ConsolidateRequest): Promise<ConsolidateResponse> {
+    const context = this.writeContext(request);
+    if (typeof request.model !== 'string' || request.model === '') throw invalid('model must be a non-empty string');
+    if (!Array.isArray(request.merges) || request.merges.length === 0) throw invalid('merges must be a non-empty array');
+    const seen = new Set<string>();
+    const now = this.deps.clock();
+    const events = request.merges.map((merge) => {
+      const content = validContent(merge.content);
+      const type = validType(merge.type);
+      const category = validCategory(merge.category ?? null);
+      const supersedes: readonly unknown[] = Array.isArray(merge.supersedes) ? merge.supersedes : [];
+      if (supersedes.length === 0) throw invalid('each merge must supersede at least one id');
+      const superseded = supersedes.map((id) => {
+        const entry = this.require(context.pool, id);
+        if (entry.isArchived) throw invalid(`memory ${id} is archived and cannot be consolidated`);
+        if (seen.has(entry.id)) throw invalid(`memory ${id} appears in more than one merge`);
+        seen.add(entry.id);
+        return entry;
+      });
+      // The merged entry starts as confident as the most confident entry it replaces is now.
+      const confidence = Math.round(Math.max(...superseded.map((entry) => effectiveConfidence(entry, now))) * 10_000) / 10_000;
+      return this.event(context, 'memory.consolidated', {
+        id: this.freshId(),
+        type,
+        category,
+        content,
+        confidence,
+        supersedes: superseded.map((entry) => entry.id),
+        model: request.model,
+      });
+    });
+    await this.commit(events);
+    return {
+      created: events.map((event) => this.acknowledged(context.pool, (event.data as { id: string }).id)),
+      archived: [...seen],
+    };
+  }
+
+  // ---- reads ----
+
+  async get(request: GetRequest): Promise<MemoryEntry> {
+    const pool = validPool(request.pool);
+    if (typeof request.id !== 'string') throw invalid('id must be a string');
+    return this.acknowledged(pool, request.id);
+  }
+
+  async list(request: ListRequest): Promise<MemoryEntry[]> {
+    const pool = validPool(request.pool);
+    return this.deps.projection.list({
+        pool,
+        ...(request.category !== undefined ? { category: nonNullCategory(request.category) } : {}),
+        ...(request.type !== undefined ? { type: validType(request.type) } : {}),
+        archived: request.archived === true,
+      limit: validLimit(request.limit, LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT),
+    });
+  }
+
+  /**
+   * BM25 over FTS5 for the best matches, then re-ranked by relevance × (0.5 + 0.5 × effective
+   * confidence), so among similar matches the fresher, more trusted entry wins. Without words
+   * (empty or only symbols), the entries with the highest effective confidence.
+   */
+  async search(request: SearchRequest): Promise<SearchHit[]> {
+    const pool = validPool(request.pool);
+    const query = validQuery(request.query);
+    const limit = validLimit(request.limit, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT);
+    const category = request.category === undefined ? undefined : nonNullCategory(request.category);
+    const includeArchived = request.includeArchived === true;
+    const now = this.deps.clock();
+    const match = toFtsMatch(query);
+    const candidates = Math.max(50, limit * 5);
+    let hits: SearchHit[];
+    if (match === null) {
+      hits = this.deps.projection.byConfidence(pool, includeArchived, category, candidates).map((entry) => {
+        const effective = effectiveConfidence(entry, now);
+        return { entry, score: effective, effectiveConfidence: effective };
+      });
+    } else {
+      hits = this.deps.projection
+        .searchText({ pool, match, includeArchived, candidates, needed: limit, ...(category ? { category } : {}) })
+        .map(({ entry, rank }) => {
+          const effective = effectiveConfidence(entry, now);
+          return { entry, score: -rank * (0.5 + 0.5 * effective), effectiveConfidence: effective };
+        });
+    }
+    hits.sort((a, b) => b.score - a.score || (a.entry.id < b.entry.id ? -1 : 1));
+    hits = hits.slice(0, limit);
+    if (request.recordReference === true && hits.length > 0) {
+      const actor = request.actor === undefined ? 'llm' : validActor(request.actor);
+      this.references.add(pool, hits.map((hit) => hit.entry.id), actor, request.requestId ?? null);
+    }
+    return hits;
+  }
+
+  /** Byte-identical for the same pool state and UTC day (cached on both). */
+  async tier1(request: PoolRequest): Promise<Tier1Response> {
+    const pool = validPool(request.pool);
+    const now = this.deps.clock();
+    const seq = this.deps.projection.poolSeq(pool);
+    const key = `${seq}:${Math.floor(now.getTime() / DAY_MS)}`;
+    const cached = this.tier1Cache.get(pool);
+    if (cached?.key === key) return cached.response;
+    const { block, ids } = buildTier1(this.deps.projection.tier1Candidates(pool), { now, maxChars: this.deps.tier1MaxChars });
+    const response: Tier1Response = { pool, block, ids, seq };
+    this.tier1Cache.set(pool, { key, response });
+    return response;
+  }
+
+  async stats(_request: Record<string, never> = {}): Promise<StatsResponse> {
+    return { lastSeq: this.deps.projection.lastSeq, pools: this.deps.projection.stats() };
+  }
+
+  async eventsAfter(request: EventsAfterRequest): Promise<MemoryEvent[]> {
+    const after = request.after;
+    if (typeof after !== 'number' || !Number.isInteger(after) || after < 0) throw invalid('after must be a non-negative integer');
+    const pool = request.pool === undefined ? undefined : validPool(request.pool);
+    const limit = validLimit(request.limit, EVENTS_DEFAULT_LIMIT, EVENTS_MAX_LIMIT);
+    return this.deps.log.read(after, limit, (event) => pool === undefined || event.pool === pool);
+  }
+
+  async ping(_request: Record<string, never> = {}): Promise<{ readonly ok: true; readonly lastSeq: number }> {
+    return { ok: true, lastSeq: this.deps.projection.lastSeq };
+  }
+
+  // ---- outbox and lifecycle ----
+
+  /** Called after each durable batch is applied, with its events in seq order. */
+  onCommitted(listener: (events: readonly MemoryEvent[]) => void): void {
+    this.listeners.push(listener);
+  }
+
+  dispatchedSeq(): number {
+    return this.deps.projection.dispatchedSeq();
+  }
+
+  markDispatched(seq: number): void {
+    this.deps.projection.markDispatched(seq);
+  }
+
+  activeCount(pool: string): number {
+    return this.deps.projection.activeCount(validPool(pool));
+  }
+
+  /** Writes pending references, waits for in-flight writes, closes the log and database, releases the data dir. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      await this.references.flush();
+      await this.deps.log.close();
+      this.deps.projection.close();
+      this.deps.lock?.release();
+    })();
+    return this.closing;
+  }
+
+  // ---- internals ----
+
+  private writeContext(request: { pool: unknown; actor: unknown; causationId?: unknown; requestId?: unknown }): WriteContext {
+    if (this.closing) throw new MemoryError('unavailable', 'memory service is shutting down');
+    return {
+      pool: validPool(request.pool),
+      actor: validActor(request.actor),
+      causationId: validCausation(request.causationId, request.requestId),
+    };
+  }
+
+  private async transition(
+    request: IdRequest,
+    decide: (entry: MemoryEntry, context: WriteContext) => NewEvent | null,
+  ): Promise<MemoryEntry> {
+    const context = this.writeContext(request);
+    const entry = this.require(context.pool, request.id);
+    const event = decide(entry, context);
+    if (event) await this.commit([event]);
+    return this.settled(entry.id);
+  }
+
+  private event<T extends EventType>(context: WriteContext, type: T, data: EventDataByType[T]): NewEvent {
+    return {
+      type,
+      id: newEventId(),
+      at: this.deps.clock().toISOString(),
+      pool: context.pool,
+      actor: context.actor,
+      causationId: context.causationId,
+      schemaVersion: EVENT_SCHEMA_VERSION,
+      data,
+    } as NewEvent;
+  }
+
+  private async commit(events: readonly NewEvent[]): Promise<MemoryEvent[]> {
+    const touched = this.trackInFlight(events);
+    let placed: MemoryEvent[];
+    try {
+      placed = await this.deps.log.append(events);
+    } finally {
+      this.untrackInFlight(touched);
+    }
+    const pools = new Set(events.filter((event) => event.type !== 'memory.referenced').map((event) => event.pool));
+    await Promise.all([...pools].map((pool) => this.deps.flatFiles.refresh(pool)));
+    return placed;
+  }
+
+  private trackInFlight(events: readonly NewEvent[]): string[] {
+    const touched: string[] = [];
+    for (const event of events) {
+      const changes = changesOf({ ...event, seq: 0 } as MemoryEvent, (id) => this.current(id));
+      for (const [id, entry] of changes) {
+        const slot = this.inFlight.get(id) ?? { entry, writes: 0 };
+        slot.entry = entry;
+        slot.writes += 1;
+        this.inFlight.set(id, slot);
+        touched.push(id);
+      }
+    }
+    return touched;
+  }
+
+  private untrackInFlight(ids: readonly string[]): void {
+    for (const id of ids) {
+      const slot = this.inFlight.get(id);
+      if (!slot) continue;
+      slot.writes -= 1;
+      if (slot.writes === 0) this.inFlight.delete(id);
+    }
+  }
+
+  /** The log's durable hook: runs synchronously, in seq order, before any append resolves. */
+  private applyDurable(events: readonly MemoryEvent[]): void {
+    this.deps.projection.apply(events);
+    for (const listener of this.listeners) {
+      try {
+        listener(events);
+      } catch (error) {
+        this.deps.logger.error({ err: error }, 'an onCommitted listener failed');
+      }
+    }
+  }
+
+  private async recordReferences(groups: readonly ReferenceGroup[]): Promise<void> {
+    const events = groups.flatMap((group) => {
+      const ids = group.ids.filter((id) => this.current(id)?.pool === group.pool);
+      if (ids.length === 0) return [];
+      return [this.event(group, 'memory.referenced', { ids })];
+    });
+    if (events.length > 0) await this.commit(events);
+  }
+
+  /** Acknowledged or in-flight state of an id. */
+  private current(id: string): MemoryEntry | undefined {
+    const slot = this.inFlight.get(id);
+    return slot ? slot.entry : this.deps.projection.get(id);
+  }
+
+  private require(pool: string, id: unknown): MemoryEntry {
+    if (typeof id !== 'string' || id === '') throw invalid('id must be a non-empty string');
+    const entry = this.current(id);
+    if (!entry || entry.pool !== pool) throw notFound(pool, id);
+    return entry;
+  }
+
+  private acknowledged(pool: string, id: string): MemoryEntry {
+    const entry = this.deps.projection.get(id);
+    if (!entry || entry.pool !== pool) throw notFound(pool, id);
+    return entry;
+  }
+
+  /** The acknowledged entry once no write of it is in flight (a retried store waits for the first). */
+  private async settled(id: string): Promise<MemoryEntry> {
+    while (this.inFlight.has(id)) await new Promise((resolve) => setImmediate(resolve));
+    const entry = this.deps.projection.get(id);
+    if (!entry) throw new MemoryError('not_found', `memory ${id} not found`);
+    return entry;
+  }
+
+  private freshId(): string {
+    for (;;) {
+      const id = this.newId();
+      if (!this.current(id)) return id;
+    }
+  }
+}
+
+function defaultType(category: string | null): 'USER' | 'MEMORY' {
+  return category === 'preference' || category === 'person' ? 'USER' : 'MEMORY';
+}
+
+function nonNullCategory(category: unknown) {
+  const valid = validCategory(category);
+  if (valid === null) throw invalid('category filter must be a category');
+  return valid;
+}

@@ -1,0 +1,76 @@
+import { mkdirSync } from 'node:fs';
+import type { Logger } from 'pino';
+import { DataDir } from './data-dir.js';
+import { DataDirLock } from './data-dir-lock.js';
+import { EventLog } from './event-log.js';
+import { FlatFiles } from './flat-files.js';
+import { MemoryService } from './memory-service.js';
+import { Projection } from './projection.js';
+
+export interface MemoryServiceOptions {
+  readonly dataDir: string;
+  readonly tier1MaxChars: number;
+  readonly logger: Logger;
+  /** Default: () => new Date(). */
+  readonly clock?: () => Date;
+}
+
+/** Events applied per SQLite transaction when catching up from the log. */
+const CATCH_UP_CHUNK = 5_000;
+
+/**
+ * Opens the data dir as its single writer: takes the lock, opens the log (cutting a torn last line,
+ * refusing a damaged middle), opens the database (moving a corrupt one aside), catches the database
+ * up from the log, and re-renders every pool's flat files.
+ */
+export async function openMemoryService(options: MemoryServiceOptions): Promise<MemoryService> {
+  const dataDir = new DataDir(options.dataDir);
+  mkdirSync(dataDir.root, { recursive: true });
+  const lock = DataDirLock.acquire(dataDir.lockPath);
+  let projection: Projection | undefined;
+  try {
+    const log = await EventLog.open({ dir: dataDir.eventsDir, logger: options.logger });
+    projection = Projection.openOrReset(dataDir.databasePath, options.logger).projection;
+    catchUp(projection, log, options.logger);
+    const flatFiles = new FlatFiles(dataDir, (pool) => projection?.activeEntries(pool) ?? []);
+    for (const pool of projection.pools()) await flatFiles.refresh(pool);
+    return new MemoryService({
+      log,
+      projection,
+      flatFiles,
+      lock,
+      clock: options.clock ?? (() => new Date()),
+      logger: options.logger,
+      tier1MaxChars: options.tier1MaxChars,
+    });
+  } catch (error) {
+    projection?.close();
+    lock.release();
+    throw error;
+  }
+}
+
+/** Applies the events the database has not seen yet; returns how many. */
+export function catchUp(projection: Projection, log: Pick<EventLog, 'eventsAfter' | 'lastSeq'>, logger: Logger): number {
+  if (projection.lastSeq > log.lastSeq) {
+    throw new Error(
+      `the database is at seq ${projection.lastSeq} but the event log ends at seq ${log.lastSeq}: events are missing from the log. ` +
+        'Restore the events folder, or move engram.db aside and recover pools with `engram import-flat`.',
+    );
+  }
+  const from = projection.lastSeq;
+  let chunk = [];
+  let applied = 0;
+  for (const event of log.eventsAfter(from)) {
+    chunk.push(event);
+    if (chunk.length >= CATCH_UP_CHUNK) {
+      projection.apply(chunk);
+      applied += chunk.length;
+      chunk = [];
+    }
+  }
+  projection.apply(chunk);
+  applied += chunk.length;
+  if (applied > 0) logger.info({ from, to: projection.lastSeq, applied }, 'caught the database up from the event log');
+  return applied;
+}
