@@ -1,0 +1,77 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ClientProxyFactory, Transport } from '@nestjs/microservices';
+import { MemoryClient, MemoryPattern } from '@engram/contracts';
+import { afterEach, describe, expect, it } from 'vitest';
+import { backupDataDir } from '../../apps/memory/src/cli/backup.js';
+import { restoreDataDir } from '../../apps/memory/src/cli/restore.js';
+import { startRedis, type TestRedis } from '../support/redis.js';
+import { startMemory, type RunningMemory } from '../support/stack.js';
+
+describe('backup while the memory service runs, restore with it stopped', () => {
+  let redis: TestRedis | undefined;
+  const running: RunningMemory[] = [];
+  const clients: MemoryClient[] = [];
+  const dirs: string[] = [];
+
+  const tempDir = (prefix: string): string => {
+    const dir = mkdtempSync(join(tmpdir(), prefix));
+    dirs.push(dir);
+    return dir;
+  };
+  const connect = (memory: RunningMemory): MemoryClient => {
+    const proxy = ClientProxyFactory.create({ transport: Transport.TCP, options: { host: '127.0.0.1', port: memory.port } });
+    const client = new MemoryClient(proxy, 10_000);
+    clients.push(client);
+    return client;
+  };
+
+  afterEach(async () => {
+    for (const client of clients.splice(0)) await client.close();
+    for (const memory of running.splice(0)) await memory.stop({ keepData: true });
+    await redis?.stop();
+    redis = undefined;
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('copies every acknowledged memory while writes go on, and restores them into a fresh data dir', async () => {
+    redis = await startRedis();
+    const dataDir = tempDir('engram-live-');
+    const memory = await startMemory({ REDIS_URL: redis.url }, { dataDir });
+    running.push(memory);
+    const client = connect(memory);
+    const pool = 'home';
+
+    const before = [];
+    for (let i = 0; i < 20; i += 1) {
+      before.push(await client.call(MemoryPattern.Store, { pool, actor: 'user', content: `fact number ${i} about the build` }));
+    }
+    // Writes keep coming while the backup runs.
+    let writing = true;
+    const during = (async () => {
+      let i = 0;
+      while (writing) await client.call(MemoryPattern.Store, { pool, actor: 'llm', content: `later fact ${i++}` });
+    })();
+    const backup = join(tempDir('engram-backups-'), 'first');
+    const manifest = await backupDataDir(dataDir, backup);
+    writing = false;
+    await during;
+
+    expect(manifest.databaseSeq).toBeGreaterThanOrEqual(before.length);
+    expect(manifest.logSeq).toBeGreaterThanOrEqual(manifest.databaseSeq);
+    expect(manifest.pools).toEqual([pool]);
+    expect(readFileSync(join(backup, 'pools', pool, 'MEMORY.md'), 'utf8')).toContain('fact number 0 about the build');
+
+    await expect(restoreDataDir(backup, dataDir)).rejects.toThrow(/in use by another engram process/);
+
+    const restoredDir = tempDir('engram-restored-');
+    await restoreDataDir(backup, restoredDir);
+    const restored = await startMemory({ REDIS_URL: redis.url }, { dataDir: restoredDir });
+    running.push(restored);
+    const listed = await connect(restored).call(MemoryPattern.List, { pool, limit: 1_000 });
+    const ids = new Set(listed.map((entry) => entry.id));
+    expect(before.filter((entry) => !ids.has(entry.id))).toEqual([]);
+    expect(listed.length).toBe(manifest.logSeq);
+  });
+});
