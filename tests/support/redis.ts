@@ -17,16 +17,17 @@ function dockerEngineAnswers(): boolean {
 
 /**
  * A private Redis for one test file: testcontainers' Redis where a Docker engine answers,
- * otherwise a real `redis-server` on a free port in a temp dir.
+ * otherwise a real `redis-server` on a free port in a temp dir. With `port`, always a local
+ * redis-server on that port (to bring "the same" Redis back after stopping it).
  */
-export async function startRedis(): Promise<TestRedis> {
-  if (process.env['ENGRAM_TEST_DOCKER'] !== 'off' && dockerEngineAnswers()) {
+export async function startRedis(options: { port?: number } = {}): Promise<TestRedis> {
+  if (options.port === undefined && process.env['ENGRAM_TEST_DOCKER'] !== 'off' && dockerEngineAnswers()) {
     const { RedisContainer } = await import('@testcontainers/redis');
     const container = await new RedisContainer('redis:7-alpine').start();
     const url = container.getConnectionUrl();
     return { url, port: container.getPort(), stop: async () => void (await container.stop()) };
   }
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const dir = mkdtempSync(join(tmpdir(), 'engram-redis-'));
   const child = spawn(
     'redis-server',

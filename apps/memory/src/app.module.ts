@@ -1,0 +1,38 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import type { EngramConfig } from '@engram/config';
+import type { Logger } from '@engram/observability';
+import type { MemoryService } from '@engram/storage';
+import type { Redis } from 'ioredis';
+import { HealthController } from './controllers/health.controller.js';
+import { MemoryRpcController } from './controllers/memory-rpc.controller.js';
+import { CONFIG, LOGGER, MEMORY_SERVICE, REDIS } from './memory.tokens.js';
+import { ChangePublisherRepository } from './repositories/change-publisher.repository.js';
+import { JobQueueRepository } from './repositories/job-queue.repository.js';
+import { OutboxService } from './services/outbox.service.js';
+
+export interface MemoryAppDependencies {
+  readonly config: EngramConfig;
+  readonly logger: Logger;
+  readonly memory: MemoryService;
+  readonly redis: Redis;
+}
+
+/** Wiring only. The store is opened (and recovered) before Nest starts, so the app never serves a half-open store. */
+@Module({})
+export class AppModule {
+  static register(dependencies: MemoryAppDependencies): DynamicModule {
+    return {
+      module: AppModule,
+      controllers: [MemoryRpcController, HealthController],
+      providers: [
+        { provide: CONFIG, useValue: dependencies.config },
+        { provide: LOGGER, useValue: dependencies.logger },
+        { provide: MEMORY_SERVICE, useValue: dependencies.memory },
+        { provide: REDIS, useValue: dependencies.redis },
+        JobQueueRepository,
+        ChangePublisherRepository,
+        OutboxService,
+      ],
+    };
+  }
+}

@@ -1,0 +1,36 @@
+import { Controller, Get, HttpCode, Inject, Res } from '@nestjs/common';
+import type { MemoryService } from '@engram/storage';
+import type { FastifyReply } from 'fastify';
+import type { Redis } from 'ioredis';
+import { MEMORY_SERVICE, REDIS } from '../memory.tokens.js';
+
+/** HTTP beside the TCP transport, for compose healthchecks and operators. */
+@Controller()
+export class HealthController {
+  constructor(
+    @Inject(MEMORY_SERVICE) private readonly memory: MemoryService,
+    @Inject(REDIS) private readonly redis: Redis,
+  ) {}
+
+  @Get('healthz')
+  @HttpCode(200)
+  healthz(): { status: 'ok' } {
+    return { status: 'ok' };
+  }
+
+  /** Ready when the store answers. Redis only carries jobs, so without it memory is degraded, not down. */
+  @Get('readyz')
+  async readyz(@Res({ passthrough: true }) reply: FastifyReply): Promise<object> {
+    const store = await this.memory.ping({}).then(
+      (answer) => ({ status: 'up' as const, lastSeq: answer.lastSeq }),
+      (error: Error) => ({ status: 'down' as const, error: error.message }),
+    );
+    const redis = await Promise.race([
+      this.redis.ping().then(() => 'up' as const),
+      new Promise<'down'>((resolve) => setTimeout(() => resolve('down'), 500).unref()),
+    ]).catch(() => 'down' as const);
+    const status = store.status === 'down' ? 'down' : redis === 'down' ? 'degraded' : 'ready';
+    void reply.status(store.status === 'down' ? 503 : 200);
+    return { status, checks: { store, redis: { status: redis } } };
+  }
+}

@@ -1,0 +1,5 @@
+/** Injection tokens of the memory app (explicit tokens: nothing relies on inferred types). */
+export const CONFIG = 'ENGRAM_CONFIG';
+export const LOGGER = 'ENGRAM_LOGGER';
+export const MEMORY_SERVICE = 'MEMORY_SERVICE';
+export const REDIS = 'ENGRAM_REDIS';

@@ -1,0 +1,96 @@
+import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import type { EngramConfig } from '@engram/config';
+import { deriveJobs } from '@engram/jobs';
+import type { Logger } from '@engram/observability';
+import type { MemoryService } from '@engram/storage';
+import { ChangePublisherRepository } from '../repositories/change-publisher.repository.js';
+import { JobQueueRepository } from '../repositories/job-queue.repository.js';
+import { CONFIG, LOGGER, MEMORY_SERVICE } from '../memory.tokens.js';
+
+const BATCH = 500;
+const RETRY_MIN_MS = 1_000;
+const RETRY_MAX_MS = 30_000;
+
+/**
+ * Turns committed events into worker jobs. The log is the outbox: a cursor (the last dispatched
+ * seq, kept by the store) moves only after the jobs of every event up to it were accepted by
+ * Redis, so a crash or a Redis outage delays jobs and never loses one.
+ */
+@Injectable()
+export class OutboxService implements OnApplicationBootstrap, OnModuleDestroy {
+  private draining = false;
+  private again = false;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private failing = false;
+  private retryMs = RETRY_MIN_MS;
+  private closed = false;
+
+  constructor(
+    @Inject(MEMORY_SERVICE) private readonly memory: MemoryService,
+    @Inject(JobQueueRepository) private readonly queues: JobQueueRepository,
+    @Inject(ChangePublisherRepository) private readonly changes: ChangePublisherRepository,
+    @Inject(CONFIG) private readonly config: EngramConfig,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.memory.onCommitted((events) => {
+      this.changes.publish(events);
+      void this.drain();
+    });
+    void this.drain();
+  }
+
+  onModuleDestroy(): void {
+    this.closed = true;
+    clearTimeout(this.retryTimer);
+  }
+
+  async drain(): Promise<void> {
+    if (this.draining) {
+      this.again = true;
+      return;
+    }
+    this.draining = true;
+    try {
+      do {
+        this.again = false;
+        await this.dispatchPending();
+      } while (this.again && !this.closed);
+      if (this.failing) this.logger.info('job dispatch resumed');
+      this.failing = false;
+      this.retryMs = RETRY_MIN_MS;
+    } catch (error) {
+      if (!this.failing) this.logger.warn({ err: error }, 'job dispatch failed; retrying (memory keeps serving)');
+      this.failing = true;
+      this.scheduleRetry();
+    } finally {
+      this.draining = false;
+    }
+  }
+
+  private async dispatchPending(): Promise<void> {
+    const context = {
+      activeCount: (pool: string) => this.memory.activeCount(pool),
+      consolidationThreshold: this.config.consolidation.threshold,
+    };
+    for (;;) {
+      const events = await this.memory.eventsAfter({ after: this.memory.dispatchedSeq(), limit: BATCH });
+      const last = events.at(-1);
+      if (!last) return;
+      const jobs = events.flatMap((event) => deriveJobs(event, context));
+      if (jobs.length > 0) await this.queues.enqueue(jobs);
+      this.memory.markDispatched(last.seq);
+    }
+  }
+
+  private scheduleRetry(): void {
+    if (this.closed || this.retryTimer) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      void this.drain();
+    }, this.retryMs);
+    this.retryMs = Math.min(this.retryMs * 2, RETRY_MAX_MS);
+    this.retryTimer.unref();
+  }
+}

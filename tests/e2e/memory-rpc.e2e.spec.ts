@@ -1,0 +1,169 @@
+import { ClientProxyFactory, Transport, type ClientProxy } from '@nestjs/microservices';
+import { MemoryClient, MemoryError, MemoryPattern } from '@engram/contracts';
+import { JobName, QueueName } from '@engram/jobs';
+import { Queue } from 'bullmq';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../support/ports.js';
+import { startRedis, type TestRedis } from '../support/redis.js';
+import { startMemory, type RunningMemory } from '../support/stack.js';
+
+describe('memory service over TCP RPC', () => {
+  let redis: TestRedis;
+  let memory: RunningMemory;
+  let proxy: ClientProxy;
+  let client: MemoryClient;
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    memory = await startMemory({ REDIS_URL: redis.url, CONSOLIDATION_THRESHOLD: '3' });
+    proxy = ClientProxyFactory.create({ transport: Transport.TCP, options: { host: '127.0.0.1', port: memory.port } });
+    client = new MemoryClient(proxy, 5_000);
+  });
+
+  afterAll(async () => {
+    await client?.close();
+    await memory?.stop();
+    await redis?.stop();
+  });
+
+  it('answers every pattern of the contract', async () => {
+    const pool = 'rpc-all';
+    const actor = 'user' as const;
+    const stored = await client.call(MemoryPattern.Store, {
+      pool,
+      actor,
+      content: 'The user prefers short answers with bullet points',
+      type: 'USER',
+      category: 'preference',
+    });
+    expect(stored).toMatchObject({ pool, type: 'USER', category: 'preference', isArchived: false });
+
+    const fact = await client.call(MemoryPattern.Store, { pool, actor, content: 'The project builds with pnpm and turbo' });
+    expect(await client.call(MemoryPattern.Get, { pool, id: fact.id })).toMatchObject({ content: fact.content });
+
+    const hits = await client.call(MemoryPattern.Search, { pool, query: 'pnpm', recordReference: true });
+    expect(hits.map((hit) => hit.entry.id)).toContain(fact.id);
+
+    expect((await client.call(MemoryPattern.List, { pool })).map((entry) => entry.id).sort()).toEqual(
+      [stored.id, fact.id].sort(),
+    );
+
+    const updated = await client.call(MemoryPattern.Update, { pool, actor, id: fact.id, content: 'The project builds with pnpm' });
+    expect(updated.content).toBe('The project builds with pnpm');
+
+    expect(await client.call(MemoryPattern.Categorize, { pool, actor, id: fact.id, category: 'project' })).toMatchObject({
+      category: 'project',
+    });
+    expect(await client.call(MemoryPattern.Confirm, { pool, actor, id: fact.id, confirmed: true })).toMatchObject({
+      isConfirmed: true,
+    });
+    const refreshed = await client.call(MemoryPattern.Refresh, { pool, actor, ids: [fact.id] });
+    expect(refreshed[0]?.referenceCount).toBeGreaterThan(0);
+
+    expect(await client.call(MemoryPattern.Archive, { pool, actor, id: fact.id, reason: 'test' })).toMatchObject({
+      isArchived: true,
+    });
+    expect(await client.call(MemoryPattern.Restore, { pool, actor, id: fact.id })).toMatchObject({ isArchived: false });
+
+    const tier1 = await client.call(MemoryPattern.Tier1, { pool });
+    expect(tier1.block).toContain('bullet points');
+    expect(tier1.ids).toContain(stored.id);
+    expect(await client.call(MemoryPattern.Tier1, { pool })).toEqual(tier1);
+
+    const twin = await client.call(MemoryPattern.Store, { pool, actor, content: 'The project builds with pnpm only' });
+    const merged = await client.call(MemoryPattern.Consolidate, {
+      pool,
+      actor: 'worker:consolidate',
+      model: 'test',
+      merges: [{ content: 'The project builds with pnpm', type: 'MEMORY', category: 'project', supersedes: [fact.id, twin.id] }],
+    });
+    expect(merged.archived.sort()).toEqual([fact.id, twin.id].sort());
+
+    expect(await client.call(MemoryPattern.Delete, { pool, actor, id: stored.id, reason: 'test' })).toMatchObject({ id: stored.id });
+    expect(await client.call(MemoryPattern.Purge, { pool, actor, id: stored.id })).toEqual({ id: stored.id, purged: true });
+
+    const stats = await client.call(MemoryPattern.Stats, {});
+    expect(stats.pools.find((entry) => entry.pool === pool)).toBeDefined();
+    const events = await client.call(MemoryPattern.EventsAfter, { after: 0, pool });
+    expect(events.map((event) => event.type)).toContain('memory.consolidated');
+    expect(events.every((event, index) => index === 0 || event.seq > events[index - 1]!.seq)).toBe(true);
+    expect(await client.call(MemoryPattern.Ping, {})).toMatchObject({ ok: true });
+  });
+
+  it('answers an unknown id with not_found and bad input with invalid_request', async () => {
+    await expect(client.call(MemoryPattern.Get, { pool: 'rpc-errors', id: 'nope' })).rejects.toMatchObject({
+      code: 'not_found',
+    });
+    const bad = client.call(MemoryPattern.Store, { pool: '../etc', actor: 'user', content: 'x' });
+    await expect(bad).rejects.toBeInstanceOf(MemoryError);
+    await expect(bad).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(client.call(MemoryPattern.Store, { pool: 'ok', actor: 'user', content: '   ' })).rejects.toMatchObject({
+      code: 'invalid_request',
+    });
+  });
+
+  it('never shows one pool the entries of another', async () => {
+    const secret = await client.call(MemoryPattern.Store, { pool: 'alice', actor: 'user', content: 'alice secret token rotation' });
+    expect(await client.call(MemoryPattern.Search, { pool: 'bob', query: 'secret' })).toEqual([]);
+    await expect(client.call(MemoryPattern.Get, { pool: 'bob', id: secret.id })).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it('enqueues categorization for an uncategorized entry and consolidation past the threshold', async () => {
+    const pool = 'rpc-jobs';
+    const entry = await client.call(MemoryPattern.Store, { pool, actor: 'user', content: 'Some fact without a category' });
+    const categorize = new Queue(QueueName.Categorize, { connection: { url: redis.url } });
+    const consolidate = new Queue(QueueName.Consolidate, { connection: { url: redis.url } });
+    try {
+      await expect
+        .poll(async () => (await categorize.getJobs(['waiting', 'delayed'])).map((job) => job.data.memoryId), { timeout: 5_000 })
+        .toContain(entry.id);
+      for (const content of ['fact two about builds', 'fact three about tests', 'fact four about lint']) {
+        await client.call(MemoryPattern.Store, { pool, actor: 'user', content, category: 'project' });
+      }
+      await expect
+        .poll(async () => (await consolidate.getJobs(['waiting', 'delayed'])).some((job) => job.name === JobName.ConsolidatePool && job.data.pool === pool), {
+          timeout: 5_000,
+        })
+        .toBe(true);
+    } finally {
+      await categorize.close();
+      await consolidate.close();
+    }
+  });
+
+  it('keeps serving while Redis is away and enqueues the missed jobs when it is back', async () => {
+    const firstRedis = await startRedis({ port: await freePort() });
+    const isolated = await startMemory({ REDIS_URL: firstRedis.url });
+    const isolatedClient = new MemoryClient(
+      ClientProxyFactory.create({ transport: Transport.TCP, options: { host: '127.0.0.1', port: isolated.port } }),
+      5_000,
+    );
+    let secondRedis: TestRedis | undefined;
+    try {
+      await firstRedis.stop();
+      const entry = await isolatedClient.call(MemoryPattern.Store, {
+        pool: 'offline',
+        actor: 'user',
+        content: 'stored while redis is away',
+      });
+      const ready = await fetch(`http://127.0.0.1:${isolated.healthPort}/readyz`).then((response) => response.json());
+      expect(ready).toMatchObject({ status: 'degraded', checks: { redis: { status: 'down' } } });
+
+      secondRedis = await startRedis({ port: firstRedis.port });
+      const categorize = new Queue(QueueName.Categorize, { connection: { url: secondRedis.url } });
+      try {
+        await expect
+          .poll(async () => (await categorize.getJobs(['waiting', 'delayed'])).map((job) => job.data.memoryId), {
+            timeout: 10_000,
+          })
+          .toContain(entry.id);
+      } finally {
+        await categorize.close();
+      }
+    } finally {
+      await isolatedClient.close();
+      await isolated.stop();
+      await secondRedis?.stop();
+    }
+  });
+});
