@@ -1,1 +1,125 @@
-export {};
+import 'reflect-metadata';
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { NestFactory } from '@nestjs/core';
+import { ClientProxyFactory, Transport } from '@nestjs/microservices';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { ConfigError, loadConfig } from '@engram/config';
+import { MemoryClient } from '@engram/contracts';
+import { ApiKeys, MemoryToolExecutor, OpenAiChatAdapter, Tier1Cache } from '@engram/engine';
+import { createLogger, NestPinoLogger } from '@engram/observability';
+import type { FastifyInstance } from 'fastify';
+import { AppModule } from './app.module.js';
+import { OpenAiErrorFilter, toHttpError } from './http/openai-error.filter.js';
+import { ChangeSubscriberRepository } from './repositories/change-subscriber.repository.js';
+import { ExtractionQueueRepository } from './repositories/extraction-queue.repository.js';
+import { MetricsRepository } from './repositories/metrics.repository.js';
+import { createFailFastRedis } from './repositories/redis.factory.js';
+import { UpstreamRepository } from './repositories/upstream.repository.js';
+import { AccessService } from './services/access.service.js';
+import { HealthService } from './services/health.service.js';
+import { MemoryGate } from './services/memory-gate.service.js';
+import { MemoryRestService } from './services/memory-rest.service.js';
+import { TurnService } from './services/turn.service.js';
+
+/** Largest request body accepted (base64 images fit); larger is a 413. */
+const BODY_LIMIT_BYTES = 32 * 1024 * 1024;
+/** Safety net behind the change announcements. */
+const TIER1_TTL_MS = 30_000;
+/** After memory fails to answer, requests skip it this long before asking again. */
+const MEMORY_RETRY_AFTER_MS = 2_000;
+
+async function bootstrap(): Promise<void> {
+  const config = loadConfig(process.env);
+  const logger = createLogger('gateway', config.logLevel);
+  const keys = ApiKeys.parse(config.apiKeys);
+
+  const memoryClient = new MemoryClient(
+    ClientProxyFactory.create({ transport: Transport.TCP, options: { host: config.memory.host, port: config.memory.port } }),
+    config.memory.rpcTimeoutMs,
+  );
+  const redis = createFailFastRedis(config.redisUrl);
+  redis.on('error', () => undefined); // the subscriber logs the outage once
+  const cache = new Tier1Cache(memoryClient, { ttlMs: TIER1_TTL_MS });
+  const subscriber = new ChangeSubscriberRepository(config.redisUrl, logger, {
+    onChange: (message) => cache.changed(message),
+    onResync: () => cache.clear(),
+  });
+  const metrics = new MetricsRepository();
+  const extraction = new ExtractionQueueRepository(redis, logger);
+  const gate = new MemoryGate(cache, logger, { retryAfterMs: MEMORY_RETRY_AFTER_MS, cacheTrusted: () => subscriber.listening });
+  const access = new AccessService(keys);
+  const chatUpstream = new UpstreamRepository({ baseUrl: config.upstream.baseUrl, apiKey: config.upstream.apiKey, auth: 'bearer', timeoutMs: config.upstream.timeoutMs });
+  const turns = new TurnService({
+    access,
+    gate,
+    tools: new MemoryToolExecutor(memoryClient, (pool) => cache.evict(pool)),
+    extraction,
+    metrics,
+    logger,
+    maxIterations: config.memoryToolMaxIterations,
+  });
+
+  const adapter = new FastifyAdapter({
+    bodyLimit: BODY_LIMIT_BYTES,
+    genReqId: (request: IncomingMessage) => requestIdOf(request),
+    requestIdHeader: false,
+    logger: false,
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(
+    AppModule.register({
+      turns,
+      access,
+      memories: new MemoryRestService(memoryClient, cache),
+      health: new HealthService(memoryClient, redis, Math.min(config.memory.rpcTimeoutMs, 1_000)),
+      metrics,
+      surfaces: { chat: { route: 'chat.completions', adapter: new OpenAiChatAdapter(), upstream: chatUpstream } },
+    }),
+    adapter,
+    { logger: new NestPinoLogger(logger), bodyParser: false },
+  );
+  const fastify = app.getHttpAdapter().getInstance() as FastifyInstance;
+  // Bodies stay raw bytes: forwarded verbatim when memory is off, parsed once by the gateway otherwise.
+  fastify.removeAllContentTypeParsers();
+  fastify.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT_BYTES }, (_request, body, done) => done(null, body));
+  fastify.addHook('onRequest', (request, reply, done) => {
+    void reply.header('x-request-id', request.id);
+    done();
+  });
+  fastify.setErrorHandler((error, _request, reply) => {
+    const failure = toHttpError(error);
+    void reply.status(failure.status).header('content-type', 'application/json').send(JSON.stringify(failure.body()));
+  });
+  app.useGlobalFilters(new OpenAiErrorFilter(logger));
+
+  await app.listen(config.gateway.port, config.gateway.host);
+  logger.info({ port: config.gateway.port, upstream: config.upstream.baseUrl, keys: keys.open ? 'open mode' : 'keyed' }, 'gateway ready');
+
+  let stopping = false;
+  const shutdown = async (signal: string): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'gateway stopping');
+    await app.close();
+    await Promise.allSettled([chatUpstream.close(), extraction.close(), subscriber.close(), memoryClient.close()]);
+    redis.disconnect();
+    process.exit(0);
+  };
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+  // A failure never takes the process down: log it and keep serving.
+  process.on('unhandledRejection', (reason) => logger.error({ err: reason instanceof Error ? reason.stack : String(reason) }, 'unhandled rejection'));
+  process.on('uncaughtException', (error) => logger.error({ err: error.stack }, 'uncaught exception'));
+}
+
+/** The client's x-request-id when it is a sane token, else a new UUID. */
+function requestIdOf(request: IncomingMessage): string {
+  const given = request.headers['x-request-id'];
+  return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();
+}
+
+bootstrap().catch((error: unknown) => {
+  const message = error instanceof ConfigError ? error.message : error instanceof Error ? error.stack : String(error);
+  process.stderr.write(`engram gateway failed to start: ${message}\n`);
+  process.exit(1);
+});

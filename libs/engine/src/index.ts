@@ -22,6 +22,7 @@ export * from './memory-tool-executor.js';
 export * from './tier1-cache.js';
 export * from './extraction.js';
 export * from './turn-runner.js';
+export * from './relay.js';
 export * from './openai-chat/chat-types.js';
 export * from './openai-chat/chat-adapter.js';
 export * from './openai-chat/chat-stream-rewriter.js';

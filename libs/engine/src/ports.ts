@@ -13,7 +13,7 @@ export interface UpstreamReply {
 
 /** Sends one request body upstream (auth, base URL, timeouts are the port's business). */
 export interface UpstreamPort {
-  post(path: string, body: string, signal: AbortSignal): Promise<UpstreamReply>;
+  post(path: string, body: string | Uint8Array, signal: AbortSignal): Promise<UpstreamReply>;
 }
 
 /** Where a client response goes. `write` resolves once the client has taken the bytes (back-pressure). */
@@ -23,6 +23,8 @@ export interface ClientSink {
   startStream(status: number, headers: Readonly<Record<string, string>>): void;
   write(chunk: string | Uint8Array): Promise<void>;
   end(): void;
+  /** Cuts the connection mid-body, so the client sees a broken response rather than a truncated one. */
+  abort(): void;
   /** Aborts when the client goes away. */
   readonly signal: AbortSignal;
   readonly started: boolean;

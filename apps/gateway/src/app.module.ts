@@ -1,0 +1,39 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { ChatCompletionsController, type Surfaces } from './controllers/chat-completions.controller.js';
+import { HealthController } from './controllers/health.controller.js';
+import { MemoriesController } from './controllers/memories.controller.js';
+import { ModelsController } from './controllers/models.controller.js';
+import { ACCESS_SERVICE, HEALTH_SERVICE, MEMORY_REST_SERVICE, METRICS, SURFACES, TURN_SERVICE } from './gateway.tokens.js';
+import type { MetricsRepository } from './repositories/metrics.repository.js';
+import type { AccessService } from './services/access.service.js';
+import type { HealthService } from './services/health.service.js';
+import type { MemoryRestService } from './services/memory-rest.service.js';
+import type { TurnService } from './services/turn.service.js';
+
+export interface GatewayAppDependencies {
+  readonly turns: TurnService;
+  readonly access: AccessService;
+  readonly memories: MemoryRestService;
+  readonly health: HealthService;
+  readonly metrics: MetricsRepository;
+  readonly surfaces: Surfaces;
+}
+
+/** Wiring only: main.ts builds the services as plain objects; Nest routes HTTP to them. */
+@Module({})
+export class AppModule {
+  static register(dependencies: GatewayAppDependencies): DynamicModule {
+    return {
+      module: AppModule,
+      controllers: [ChatCompletionsController, ModelsController, MemoriesController, HealthController],
+      providers: [
+        { provide: TURN_SERVICE, useValue: dependencies.turns },
+        { provide: ACCESS_SERVICE, useValue: dependencies.access },
+        { provide: MEMORY_REST_SERVICE, useValue: dependencies.memories },
+        { provide: HEALTH_SERVICE, useValue: dependencies.health },
+        { provide: METRICS, useValue: dependencies.metrics },
+        { provide: SURFACES, useValue: dependencies.surfaces },
+      ],
+    };
+  }
+}

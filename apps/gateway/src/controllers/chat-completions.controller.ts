@@ -1,0 +1,28 @@
+import { Controller, Inject, Param, Post, Req, Res } from '@nestjs/common';
+import type { ChatRequest } from '@engram/engine';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { SURFACES, TURN_SERVICE } from '../gateway.tokens.js';
+import type { Surface, TurnService } from '../services/turn.service.js';
+
+export interface Surfaces {
+  readonly chat: Surface<ChatRequest>;
+}
+
+/** OpenAI Chat Completions, at the root or under a pool prefix. */
+@Controller()
+export class ChatCompletionsController {
+  constructor(
+    @Inject(TURN_SERVICE) private readonly turns: TurnService,
+    @Inject(SURFACES) private readonly surfaces: Surfaces,
+  ) {}
+
+  @Post('v1/chat/completions')
+  create(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    return this.turns.handle(this.surfaces.chat, request, reply, undefined);
+  }
+
+  @Post('pools/:pool/v1/chat/completions')
+  createInPool(@Param('pool') pool: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    return this.turns.handle(this.surfaces.chat, request, reply, pool);
+  }
+}

@@ -1,0 +1,34 @@
+import { Controller, Get, Header, Inject, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { HEALTH_SERVICE, METRICS } from '../gateway.tokens.js';
+import type { MetricsRepository } from '../repositories/metrics.repository.js';
+import type { HealthService, Readiness } from '../services/health.service.js';
+
+@Controller()
+export class HealthController {
+  constructor(
+    @Inject(HEALTH_SERVICE) private readonly health: HealthService,
+    @Inject(METRICS) private readonly metrics: MetricsRepository,
+  ) {}
+
+  /** The process is up. */
+  @Get('healthz')
+  healthz(): { status: 'ok' } {
+    return { status: 'ok' };
+  }
+
+  /** Memory and Redis answer; a 503 names the missing one (requests are still proxied, without memory). */
+  @Get('readyz')
+  async readyz(@Res({ passthrough: true }) reply: FastifyReply): Promise<Readiness & { status: string }> {
+    const readiness = await this.health.readiness();
+    void reply.status(readiness.ready ? 200 : 503);
+    const missing = Object.entries(readiness.checks).filter(([, state]) => state === 'down').map(([name]) => name);
+    return { status: readiness.ready ? 'ready' : `missing: ${missing.join(', ')}`, ...readiness };
+  }
+
+  @Get('metrics')
+  @Header('content-type', 'text/plain; version=0.0.4; charset=utf-8')
+  metricsText(): Promise<string> {
+    return this.metrics.registry.metrics();
+  }
+}

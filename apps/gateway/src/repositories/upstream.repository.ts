@@ -1,0 +1,143 @@
+import { Pool, errors as undiciErrors } from 'undici';
+import type { IncomingHttpHeaders } from 'node:http';
+import { upstreamError, type UpstreamPort, type UpstreamReply } from '@engram/engine';
+
+export interface UpstreamOptions {
+  /** e.g. https://api.openai.com/v1 (no trailing slash). */
+  readonly baseUrl: string;
+  /** Replaces the client's credentials when set. */
+  readonly apiKey: string | undefined;
+  /** How credentials travel: OpenAI's bearer, or Anthropic's x-api-key. */
+  readonly auth: 'bearer' | 'x-api-key';
+  readonly timeoutMs: number;
+  readonly connections?: number;
+}
+
+/** Client headers that never travel upstream: hop-by-hop, length, Engram's own, and the client's credentials. */
+const DROPPED_REQUEST_HEADERS = new Set([
+  'host',
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authorization',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'content-length',
+  'accept-encoding',
+  'authorization',
+  'x-api-key',
+  'x-engram-pool',
+  'x-engram-memory',
+  'expect',
+]);
+
+/**
+ * The upstream LLM over one keep-alive undici Pool: bodies stream both ways, a client's
+ * disconnect aborts the upstream request, and silence past UPSTREAM_TIMEOUT_MS (before the
+ * headers or between body chunks) becomes a 504. Network failures become 502s.
+ */
+export class UpstreamRepository {
+  private readonly pool: Pool;
+  private readonly basePath: string;
+
+  constructor(private readonly options: UpstreamOptions) {
+    const url = new URL(options.baseUrl);
+    this.basePath = url.pathname.replace(/\/+$/, '');
+    this.pool = new Pool(url.origin, {
+      connections: options.connections ?? 256,
+      pipelining: 1,
+      keepAliveTimeout: 30_000,
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+      connectTimeout: Math.min(options.timeoutMs, 10_000),
+    });
+  }
+
+  /** An UpstreamPort carrying this client's headers (and credentials, unless UPSTREAM_API_KEY replaces them). */
+  forClient(clientHeaders: IncomingHttpHeaders, requestId: string): UpstreamPort & { get(path: string, signal: AbortSignal): Promise<UpstreamReply> } {
+    const headers = this.headersFor(clientHeaders, requestId);
+    return {
+      post: (path, body, signal) => this.send('POST', path, { ...headers, 'content-type': 'application/json' }, body, signal),
+      get: (path, signal) => this.send('GET', path, headers, null, signal),
+    };
+  }
+
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
+
+  private headersFor(client: IncomingHttpHeaders, requestId: string): Record<string, string> {
+    const headers: Record<string, string> = {};
+    for (const name in client) {
+      const value = client[name];
+      if (value === undefined || DROPPED_REQUEST_HEADERS.has(name)) continue;
+      headers[name] = Array.isArray(value) ? value.join(', ') : value;
+    }
+    headers['accept-encoding'] = 'identity';
+    headers['x-request-id'] = requestId;
+    const key = this.options.apiKey ?? clientKey(client);
+    if (key !== undefined) {
+      if (this.options.auth === 'bearer') headers['authorization'] = `Bearer ${key}`;
+      else headers['x-api-key'] = key;
+    }
+    return headers;
+  }
+
+  private async send(
+    method: 'GET' | 'POST',
+    path: string,
+    headers: Record<string, string>,
+    body: string | Uint8Array | null,
+    signal: AbortSignal,
+  ): Promise<UpstreamReply> {
+    try {
+      const response = await this.pool.request({ method, path: this.basePath + path, headers, body, signal });
+      return { status: response.statusCode, headers: forwardedResponseHeaders(response.headers), body: mapBodyErrors(response.body) };
+    } catch (error) {
+      throw toUpstreamError(error, signal);
+    }
+  }
+}
+
+function clientKey(headers: IncomingHttpHeaders): string | undefined {
+  const authorization = headers['authorization'];
+  if (typeof authorization === 'string' && /^bearer\s+/i.test(authorization)) return authorization.replace(/^bearer\s+/i, '');
+  const apiKey = headers['x-api-key'];
+  return typeof apiKey === 'string' ? apiKey : undefined;
+}
+
+/** Upstream response headers a client may use (content type, rate limits, provider ids); no hop-by-hop, no lengths. */
+function forwardedResponseHeaders(headers: IncomingHttpHeaders): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const name in headers) {
+    const value = headers[name];
+    if (value === undefined) continue;
+    const text = Array.isArray(value) ? value.join(', ') : value;
+    if (name === 'content-type' || name === 'retry-after' || name.startsWith('x-ratelimit-') || name.startsWith('openai-') || name.startsWith('anthropic-')) {
+      kept[name] = text;
+    } else if (name === 'x-request-id' || name === 'request-id') {
+      kept['x-upstream-request-id'] = text;
+    }
+  }
+  return kept;
+}
+
+async function* mapBodyErrors(body: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
+  try {
+    for await (const chunk of body) yield chunk;
+  } catch (error) {
+    throw toUpstreamError(error, null);
+  }
+}
+
+function toUpstreamError(error: unknown, signal: AbortSignal | null): unknown {
+  if (signal?.aborted) return error;
+  if (error instanceof undiciErrors.HeadersTimeoutError || error instanceof undiciErrors.BodyTimeoutError || error instanceof undiciErrors.ConnectTimeoutError) {
+    return upstreamError(504, 'the upstream did not answer in time');
+  }
+  if ((error as { name?: string }).name === 'AbortError') return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return upstreamError(502, `the upstream could not be reached: ${message}`);
+}

@@ -1,0 +1,20 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { type ApiKeys, clientError, presentedKey, selectPool, type EngramHttpError } from '@engram/engine';
+
+export type AccessDecision = { readonly pool: string; readonly error?: undefined } | { readonly pool?: undefined; readonly error: EngramHttpError };
+
+/** Who may call, and which pool a request works on (DESIGN "Pools"), for every surface. */
+export class AccessService {
+  constructor(private readonly keys: ApiKeys) {}
+
+  resolve(headers: IncomingHttpHeaders, pathPool: string | undefined): AccessDecision {
+    const grant = this.keys.authenticate(presentedKey(header(headers, 'authorization'), header(headers, 'x-api-key')));
+    if (grant === null) return { error: clientError(401, 'a valid Engram API key is required (Authorization: Bearer <key>)', 'invalid_api_key') };
+    return selectPool({ pathPool, headerPool: header(headers, 'x-engram-pool') }, grant);
+  }
+}
+
+function header(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}

@@ -1,0 +1,138 @@
+import { MemoryError, MemoryPattern, type MemoryClient, type MemoryContract, type MemoryErrorCode } from '@engram/contracts';
+import { CATEGORIES, CONTENT_MAX_CHARS, MEMORY_TYPES } from '@engram/domain';
+import { EngramHttpError, clientError, type Tier1Cache } from '@engram/engine';
+import { z } from 'zod';
+
+const category = z.enum(CATEGORIES);
+const content = z.string().trim().min(1).max(CONTENT_MAX_CHARS);
+
+const CreateBody = z.object({ content, type: z.enum(MEMORY_TYPES).optional(), category: category.nullish() }).strict();
+const UpdateBody = z
+  .object({
+    content: content.optional(),
+    type: z.enum(MEMORY_TYPES).optional(),
+    category: category.nullable().optional(),
+    confirmed: z.boolean().optional(),
+    archived: z.boolean().optional(),
+  })
+  .strict();
+const ListQuery = z.object({
+  q: z.string().optional(),
+  category: category.optional(),
+  archived: z.enum(['true', 'false']).optional(),
+  limit: z.coerce.number().int().min(1).max(500).optional(),
+});
+const EventsQuery = z.object({ after: z.coerce.number().int().min(0).default(0), limit: z.coerce.number().int().min(1).max(1000).optional() });
+
+const STATUS_OF: Readonly<Record<MemoryErrorCode, number>> = {
+  not_found: 404,
+  invalid_request: 400,
+  conflict: 409,
+  unavailable: 503,
+  internal: 500,
+};
+
+/** Memory REST for people, the CLI and a UI: the same memory service, actor `user`. */
+export class MemoryRestService {
+  constructor(
+    private readonly memory: Pick<MemoryClient, 'call'>,
+    private readonly cache: Tier1Cache,
+  ) {}
+
+  async list(pool: string, query: unknown, requestId: string): Promise<{ data: unknown[] }> {
+    const q = parse(ListQuery, query);
+    const archived = q.archived === undefined ? undefined : q.archived === 'true';
+    if (q.q !== undefined && q.q.trim() !== '') {
+      const hits = await this.call(MemoryPattern.Search, {
+        pool,
+        query: q.q,
+        ...(q.category ? { category: q.category } : {}),
+        ...(archived ? { includeArchived: true } : {}),
+        ...(q.limit ? { limit: q.limit } : {}),
+        recordReference: false,
+        requestId,
+      });
+      return { data: hits.map((hit) => ({ ...hit.entry, score: hit.score, effectiveConfidence: hit.effectiveConfidence })) };
+    }
+    const entries = await this.call(MemoryPattern.List, {
+      pool,
+      ...(q.category ? { category: q.category } : {}),
+      ...(archived !== undefined ? { archived } : {}),
+      ...(q.limit ? { limit: q.limit } : {}),
+      requestId,
+    });
+    return { data: entries };
+  }
+
+  async create(pool: string, body: unknown, requestId: string): Promise<unknown> {
+    const b = parse(CreateBody, body);
+    const entry = await this.call(MemoryPattern.Store, {
+      pool,
+      content: b.content,
+      ...(b.type ? { type: b.type } : {}),
+      ...(b.category !== undefined ? { category: b.category } : {}),
+      source: 'user',
+      actor: 'user',
+      requestId,
+      causationId: requestId,
+    });
+    this.cache.evict(pool);
+    return entry;
+  }
+
+  async update(pool: string, id: string, body: unknown, requestId: string): Promise<unknown> {
+    const b = parse(UpdateBody, body);
+    const meta = { pool, id, actor: 'user' as const, requestId, causationId: requestId };
+    let entry: unknown;
+    if (b.content !== undefined || b.category !== undefined || b.type !== undefined) {
+      entry = await this.call(MemoryPattern.Update, {
+        ...meta,
+        ...(b.content !== undefined ? { content: b.content } : {}),
+        ...(b.category !== undefined ? { category: b.category } : {}),
+        ...(b.type !== undefined ? { type: b.type } : {}),
+      });
+    }
+    if (b.confirmed !== undefined) entry = await this.call(MemoryPattern.Confirm, { ...meta, confirmed: b.confirmed });
+    if (b.archived === true) entry = await this.call(MemoryPattern.Archive, { ...meta, reason: 'archived by a person' });
+    if (b.archived === false) entry = await this.call(MemoryPattern.Restore, meta);
+    if (entry === undefined) entry = await this.call(MemoryPattern.Get, { pool, id });
+    this.cache.evict(pool);
+    return entry;
+  }
+
+  async remove(pool: string, id: string, purge: boolean, requestId: string): Promise<unknown> {
+    const meta = { pool, id, actor: 'user' as const, requestId, causationId: requestId };
+    const result = purge ? await this.call(MemoryPattern.Purge, meta) : await this.call(MemoryPattern.Delete, { ...meta, reason: 'deleted by a person' });
+    this.cache.evict(pool);
+    return result;
+  }
+
+  tier1(pool: string, requestId: string): Promise<unknown> {
+    return this.call(MemoryPattern.Tier1, { pool, requestId });
+  }
+
+  async events(pool: string, query: unknown): Promise<{ data: unknown[] }> {
+    const q = parse(EventsQuery, query);
+    const events = await this.call(MemoryPattern.EventsAfter, { pool, after: q.after, ...(q.limit ? { limit: q.limit } : {}) });
+    return { data: events };
+  }
+
+  private async call<P extends keyof MemoryContract>(pattern: P, request: MemoryContract[P][0]): Promise<MemoryContract[P][1]> {
+    try {
+      return await this.memory.call(pattern, request);
+    } catch (error) {
+      if (error instanceof MemoryError) {
+        throw new EngramHttpError(STATUS_OF[error.code], error.message, error.code === 'unavailable' ? 'service_unavailable' : 'invalid_request_error', error.code);
+      }
+      throw error;
+    }
+  }
+}
+
+function parse<T>(schema: z.ZodType<T>, value: unknown): T {
+  const result = schema.safeParse(value ?? {});
+  if (!result.success) {
+    throw clientError(400, result.error.issues.map((issue) => `${issue.path.join('.') || 'body'}: ${issue.message}`).join('; '), 'invalid_request');
+  }
+  return result.data;
+}

@@ -1,0 +1,33 @@
+import { EngramHttpError, upstreamError } from './errors.js';
+import type { ClientSink, UpstreamReply } from './ports.js';
+
+/**
+ * Pass-through without memory: the upstream's status, headers and body bytes reach the client
+ * as they arrive, chunk by chunk, with back-pressure. Used for `x-engram-memory: off`, when
+ * memory is unavailable, and for endpoints Engram does not own (`GET /v1/models`).
+ */
+export interface RelayOptions {
+  readonly onError?: (kind: 'upstream' | 'client_abort') => void;
+  /** The format's error body (default OpenAI's `{"error":{...}}`), see WireAdapter.errorBody. */
+  readonly errorBody?: (error: EngramHttpError) => unknown;
+}
+
+export async function relay(send: () => Promise<UpstreamReply>, sink: ClientSink, options: RelayOptions = {}): Promise<void> {
+  const onError = options.onError;
+  try {
+    const reply = await send();
+    sink.startStream(reply.status, reply.headers);
+    for await (const chunk of reply.body) await sink.write(chunk);
+    sink.end();
+  } catch (error) {
+    if (sink.signal.aborted) {
+      onError?.('client_abort');
+      return;
+    }
+    onError?.('upstream');
+    const failure = error instanceof EngramHttpError ? error : upstreamError(502, `upstream failed: ${(error as Error).message}`);
+    const body = options.errorBody ? options.errorBody(failure) : failure.body();
+    if (!sink.started) sink.respond(failure.status, { 'content-type': 'application/json' }, JSON.stringify(body));
+    else sink.abort();
+  }
+}
