@@ -1,1 +1,57 @@
-export {};
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { ConfigError, loadConfig } from '@engram/config';
+import { createLogger, NestPinoLogger } from '@engram/observability';
+import { Redis } from 'ioredis';
+import { assertEveryJobHandled } from './handler-coverage.js';
+import { PROCESSOR_DECLARATIONS } from './processors/declarations.js';
+import { assertProcessorsMatchDeclarations } from './processors/index.js';
+import { createLlm } from './repositories/llm.repository.js';
+import { createMemoryClient } from './repositories/memory.repository.js';
+import { parseServedQueues } from './served-queues.js';
+import { WorkerModule } from './worker.module.js';
+
+async function bootstrap(): Promise<void> {
+  const config = loadConfig(process.env);
+  const logger = createLogger('worker', config.logLevel);
+  assertEveryJobHandled(PROCESSOR_DECLARATIONS);
+  assertProcessorsMatchDeclarations(PROCESSOR_DECLARATIONS);
+  const served = parseServedQueues(config.worker.queues);
+
+  // BullMQ workers block on Redis: their connection must never give up on a command.
+  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: null, enableReadyCheck: false });
+  redis.on('error', (error) => logger.warn({ error: error.message }, 'redis connection error'));
+  const memory = createMemoryClient(config);
+  const llm = createLlm(config);
+
+  const app = await NestFactory.create<NestFastifyApplication>(
+    WorkerModule.register({ config, logger, redis, memory, llm, clock: { now: () => new Date() }, served }),
+    new FastifyAdapter(),
+    { logger: new NestPinoLogger(logger) },
+  );
+  await app.listen(config.worker.healthPort, '127.0.0.1');
+  logger.info(
+    { queues: served, health: config.worker.healthPort, consolidation: llm ? config.consolidation.model : 'deterministic' },
+    'worker ready',
+  );
+
+  let stopping = false;
+  const shutdown = async (signal: string): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'worker stopping: finishing active jobs');
+    await app.close();
+    await memory.close();
+    redis.disconnect();
+    process.exit(0);
+  };
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+}
+
+bootstrap().catch((error: unknown) => {
+  const message = error instanceof ConfigError ? error.message : error instanceof Error ? error.stack : String(error);
+  process.stderr.write(`engram worker failed to start: ${message}\n`);
+  process.exit(1);
+});

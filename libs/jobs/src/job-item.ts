@@ -37,9 +37,21 @@ export type JobItem =
 export type JobDataOf<N extends JobName> = Extract<JobItem, { name: N }>['data'];
 
 /** Which queue each job runs on. */
-export const queueOfJob: Readonly<Record<JobName, QueueName>> = {
+export const queueOfJob = {
   [JobName.CategorizeEntry]: QueueName.Categorize,
   [JobName.ConsolidatePool]: QueueName.Consolidate,
   [JobName.DecaySweep]: QueueName.Decay,
   [JobName.ExtractExchange]: QueueName.Extract,
-};
+} as const satisfies Readonly<Record<JobName, QueueName>>;
+
+/** The job names that run on queue Q (a processor's exhaustive switch covers exactly these). */
+export type JobNameOfQueue<Q extends QueueName> = {
+  [N in JobName]: (typeof queueOfJob)[N] extends Q ? N : never;
+}[JobName];
+
+/** The jobs that run on queue Q. */
+export type JobOfQueue<Q extends QueueName> = Extract<JobItem, { name: JobNameOfQueue<Q> }>;
+
+export function jobNamesOf(queue: QueueName): JobName[] {
+  return (Object.values(JobName) as JobName[]).filter((name) => queueOfJob[name] === queue);
+}

@@ -1,0 +1,71 @@
+import { Controller, Get, HttpCode, Inject, NotFoundException, Param, Post, Res } from '@nestjs/common';
+import { MemoryPattern, type MemoryClient } from '@engram/contracts';
+import type { QueueName } from '@engram/jobs';
+import type { Queue } from 'bullmq';
+import type { FastifyReply } from 'fastify';
+import type { Redis } from 'ioredis';
+import { MEMORY_CLIENT, QUEUES, REDIS } from '../worker.tokens.js';
+
+const CHECK_TIMEOUT_MS = 1_000;
+
+function within<T>(promise: Promise<T>, ms: number): Promise<T> {
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms).unref()),
+  ]);
+}
+
+/** Health for compose and operators, and the operator's view of the queues (failed jobs can be retried). */
+@Controller()
+export class HealthController {
+  constructor(
+    @Inject(QUEUES) private readonly queues: ReadonlyMap<QueueName, Queue>,
+    @Inject(MEMORY_CLIENT) private readonly memory: MemoryClient,
+    @Inject(REDIS) private readonly redis: Redis,
+  ) {}
+
+  @Get('healthz')
+  @HttpCode(200)
+  healthz(): { status: 'ok' } {
+    return { status: 'ok' };
+  }
+
+  /** Ready when Redis (the queues) and the memory service both answer. */
+  @Get('readyz')
+  async readyz(@Res({ passthrough: true }) reply: FastifyReply): Promise<object> {
+    const redis = await within(this.redis.ping(), CHECK_TIMEOUT_MS).then(
+      () => ({ status: 'up' as const }),
+      (error: Error) => ({ status: 'down' as const, error: error.message }),
+    );
+    const memory = await this.memory.call(MemoryPattern.Ping, {}, CHECK_TIMEOUT_MS).then(
+      (answer) => ({ status: 'up' as const, lastSeq: answer.lastSeq }),
+      (error: Error) => ({ status: 'down' as const, error: error.message }),
+    );
+    const ready = redis.status === 'up' && memory.status === 'up';
+    void reply.status(ready ? 200 : 503);
+    return { status: ready ? 'ready' : 'down', checks: { redis, memory } };
+  }
+
+  /** Job counts per served queue, failed included. */
+  @Get('queues')
+  async counts(): Promise<Record<string, Record<string, number>>> {
+    const entries = await Promise.all(
+      [...this.queues].map(async ([name, queue]) => [
+        name,
+        await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'completed', 'failed'),
+      ]),
+    );
+    return Object.fromEntries(entries) as Record<string, Record<string, number>>;
+  }
+
+  /** Moves every failed job of a queue back to waiting, for another round of attempts. */
+  @Post('queues/:queue/retry-failed')
+  @HttpCode(200)
+  async retryFailed(@Param('queue') name: string): Promise<{ queue: string; retried: number }> {
+    const queue = this.queues.get(name as QueueName);
+    if (!queue) throw new NotFoundException(`this worker does not serve queue ${name}`);
+    const retried = await queue.getJobCountByTypes('failed');
+    await queue.retryJobs({ state: 'failed' });
+    return { queue: name, retried };
+  }
+}

@@ -1,0 +1,59 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { BullModule, getQueueToken } from '@nestjs/bullmq';
+import type { EngramConfig } from '@engram/config';
+import type { MemoryClient } from '@engram/contracts';
+import type { QueueName } from '@engram/jobs';
+import type { Clock, LlmPort } from '@engram/maintenance';
+import type { Logger } from '@engram/observability';
+import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { HealthController } from './controllers/health.controller.js';
+import { PROCESSORS } from './processors/index.js';
+import { memoryPort } from './repositories/memory.repository.js';
+import { DecaySchedulerService } from './services/decay-scheduler.service.js';
+import { JobLogService } from './services/job-log.service.js';
+import { CLOCK, CONFIG, LLM, LOGGER, MEMORY, MEMORY_CLIENT, QUEUES, REDIS, SERVED_QUEUES } from './worker.tokens.js';
+
+export interface WorkerDependencies {
+  readonly config: EngramConfig;
+  readonly logger: Logger;
+  readonly redis: Redis;
+  readonly memory: MemoryClient;
+  readonly llm: LlmPort | null;
+  readonly clock: Clock;
+  readonly served: readonly QueueName[];
+}
+
+/** Wiring only: BullMQ on the shared connection, one processor per served queue, health. */
+@Module({})
+export class WorkerModule {
+  static register(deps: WorkerDependencies): DynamicModule {
+    const served = [...deps.served];
+    return {
+      module: WorkerModule,
+      imports: [
+        BullModule.forRoot({ connection: deps.redis }),
+        BullModule.registerQueue(...served.map((name) => ({ name }))),
+      ],
+      controllers: [HealthController],
+      providers: [
+        { provide: CONFIG, useValue: deps.config },
+        { provide: LOGGER, useValue: deps.logger },
+        { provide: REDIS, useValue: deps.redis },
+        { provide: MEMORY_CLIENT, useValue: deps.memory },
+        { provide: MEMORY, useValue: memoryPort(deps.memory) },
+        { provide: LLM, useValue: deps.llm },
+        { provide: CLOCK, useValue: deps.clock },
+        { provide: SERVED_QUEUES, useValue: served },
+        {
+          provide: QUEUES,
+          inject: served.map((name) => getQueueToken(name)),
+          useFactory: (...queues: Queue[]) => new Map(served.map((name, index) => [name, queues[index]])),
+        },
+        ...served.map((name) => PROCESSORS[name]),
+        DecaySchedulerService,
+        JobLogService,
+      ],
+    };
+  }
+}
