@@ -24,6 +24,8 @@ export interface EventLogOptions {
   readonly dir: string;
   readonly logger: Logger;
   readonly segmentMaxBytes?: number;
+  /** Check only: a torn last line is an error instead of being cut, and pending redactions are not healed. */
+  readonly readOnly?: boolean;
 }
 
 interface Segment {
@@ -78,8 +80,12 @@ export class EventLog {
   /** Opens (or creates) the log, checks every line, cuts a torn last line, and heals pending purges. */
   static async open(options: EventLogOptions): Promise<EventLog> {
     mkdirSync(options.dir, { recursive: true });
-    const segments = scanSegments(options.dir, options.logger);
+    const segments = scanSegments(options.dir, options.logger, options.readOnly === true);
     const log = new EventLog(options.dir, options.logger, segments, options.segmentMaxBytes ?? DEFAULT_SEGMENT_MAX_BYTES);
+    if (options.readOnly) {
+      log.closed = true;
+      return log;
+    }
     const purged = new Set<string>();
     for (const event of log.eventsAfter(0)) if (event.type === 'memory.purged') purged.add(event.data.id);
     if (purged.size > 0) await log.redact(purged);
@@ -287,7 +293,7 @@ export function segmentName(firstSeq: number): string {
 }
 
 /** Reads and checks every segment; cuts a torn or corrupt last line; throws on damage anywhere else. */
-function scanSegments(dir: string, logger: Logger): Segment[] {
+function scanSegments(dir: string, logger: Logger, readOnly: boolean): Segment[] {
   const names = readdirSync(dir)
     .filter((name) => SEGMENT_PATTERN.test(name))
     .sort();
@@ -315,6 +321,7 @@ function scanSegments(dir: string, logger: Logger): Segment[] {
         const rest = buffer.subarray(offset);
         const onlyTornTail = isLastSegment && !hasLaterLine(rest);
         if (!onlyTornTail) throw new EventLogCorruptError(name, lineNumber, problem);
+        if (readOnly) throw new EventLogCorruptError(name, lineNumber, `torn last line (${problem}); starting the service cuts it`);
         cutTail(path, offset);
         logger.warn({ segment: name, line: lineNumber, bytes: rest.length, reason: problem }, 'cut a torn last line of the event log');
         break;

@@ -6,3 +6,7 @@ export { DataDir } from './data-dir.js';
 export { DataDirLock, DataDirLockedError } from './data-dir-lock.js';
 export { FlatFiles } from './flat-files.js';
 export { parseFlatFile, renderFlatFile, type FlatEntry } from './flat-file-format.js';
+export { replayDataDir, verifyDataDir, type ReplayResult, type VerifyResult } from './rebuild.js';
+export { importFlatFiles, type ImportFlatResult } from './import-flat.js';
+export { ReadOnlyDataDir } from './read-only-data-dir.js';
+export type { PoolStats } from './pool-stats.js';

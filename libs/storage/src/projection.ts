@@ -3,6 +3,7 @@ import Database from 'better-sqlite3';
 import type { Logger } from 'pino';
 import { affectedIds, changesOf, type Category, type MemoryEntry, type MemoryEvent, type MemoryType } from '@engram/domain';
 import { toEntry, toRow, type MemoryRow } from './memory-row.js';
+import { readPoolStats, type PoolStats } from './pool-stats.js';
 import { SCHEMA_SQL, SCHEMA_VERSION } from './schema.js';
 
 export interface ListQuery {
@@ -22,13 +23,6 @@ export interface FtsQuery {
   readonly candidates: number;
   /** How many results the caller needs; fewer after filtering triggers the exhaustive query. */
   readonly needed: number;
-}
-
-export interface PoolStats {
-  readonly pool: string;
-  readonly active: number;
-  readonly archived: number;
-  readonly byCategory: Readonly<Record<string, number>>;
 }
 
 /** Tier 1 looks at most at this many of a pool's eligible entries (by stored confidence). */
@@ -250,25 +244,7 @@ export class Projection {
   }
 
   stats(): PoolStats[] {
-    const rows = this.db
-      .prepare<[], { pool: string; category: string | null; is_archived: number; n: number }>(
-        'SELECT pool, category, is_archived, count(*) AS n FROM memories GROUP BY pool, category, is_archived ORDER BY pool',
-      )
-      .all();
-    const byPool = new Map<string, { pool: string; active: number; archived: number; byCategory: Record<string, number> }>();
-    for (const pool of this.pools()) byPool.set(pool, { pool, active: 0, archived: 0, byCategory: {} });
-    for (const row of rows) {
-      const stats = byPool.get(row.pool) ?? { pool: row.pool, active: 0, archived: 0, byCategory: {} };
-      byPool.set(row.pool, stats);
-      if (row.is_archived) {
-        stats.archived += row.n;
-      } else {
-        stats.active += row.n;
-        const key = row.category ?? 'uncategorized';
-        stats.byCategory[key] = (stats.byCategory[key] ?? 0) + row.n;
-      }
-    }
-    return [...byPool.values()];
+    return readPoolStats(this.db, this.pools());
   }
 
   dispatchedSeq(): number {

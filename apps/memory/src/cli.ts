@@ -1,0 +1,32 @@
+/**
+ * `npx engram <command>`: the operator CLI (DESIGN.md, "Commands"). Answers go to stdout, logs and
+ * errors to stderr. Exit codes: 0 success, 1 failure (including `verify` finding a difference and a
+ * data dir held by another process), 2 bad usage.
+ */
+import { Command, CommanderError } from 'commander';
+import { backupCommand } from './cli/backup.js';
+import { exportCommand } from './cli/export.js';
+import { importFlatCommand } from './cli/import-flat.js';
+import { replayCommand } from './cli/replay.js';
+import { restoreCommand } from './cli/restore.js';
+import { statsCommand } from './cli/stats.js';
+import { verifyCommand } from './cli/verify.js';
+
+const program = new Command('engram')
+  .description('Engram operator commands: rebuild, check, recover and inspect the memory data dir')
+  .showHelpAfterError()
+  .exitOverride();
+for (const command of [replayCommand(), verifyCommand(), importFlatCommand(), exportCommand(), statsCommand(), backupCommand(), restoreCommand()]) {
+  program.addCommand(command.exitOverride());
+}
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  if (error instanceof CommanderError) {
+    process.exitCode = error.exitCode === 0 ? 0 : 2;
+  } else {
+    process.stderr.write(`engram: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 1;
+  }
+}

@@ -1,0 +1,12 @@
+import { pino, type Logger } from 'pino';
+import { loadConfig } from '@engram/config';
+
+/** CLI logs go to stderr as JSON (warn and up by default), so stdout carries only the command's answer. */
+export function cliLogger(): Logger {
+  const level = process.env['LOG_LEVEL'] ? loadConfig(process.env).logLevel : 'warn';
+  return pino({ level, base: { service: 'engram-cli' }, timestamp: pino.stdTimeFunctions.isoTime }, pino.destination(2));
+}
+
+export function defaultDataDir(): string {
+  return loadConfig(process.env).dataDir;
+}

@@ -1,0 +1,129 @@
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import type { Logger } from 'pino';
+import { replayEvents } from '@engram/domain';
+import { DataDir } from './data-dir.js';
+import { DataDirLock } from './data-dir-lock.js';
+import { compareEntries } from './entry-equality.js';
+import { EventLog, fsyncPath } from './event-log.js';
+import { catchUp } from './open-memory-service.js';
+import { Projection } from './projection.js';
+
+export interface ReplayResult {
+  readonly eventsApplied: number;
+  readonly memoriesRebuilt: number;
+  readonly lastSeq: number;
+  readonly databasePath: string;
+}
+
+export interface VerifyResult {
+  readonly ok: boolean;
+  readonly problems: readonly string[];
+  readonly lastSeq: number;
+  readonly memories: number;
+}
+
+/**
+ * `engram replay`: builds a new database from the log in a temp file, verifies it against the pure
+ * fold of the log, then swaps it in with one rename. Holds the data-dir lock throughout.
+ */
+export async function replayDataDir(root: string, logger: Logger): Promise<ReplayResult> {
+  const dataDir = new DataDir(root);
+  mkdirSync(root, { recursive: true });
+  const lock = DataDirLock.acquire(dataDir.lockPath);
+  try {
+    const log = await EventLog.open({ dir: dataDir.eventsDir, logger });
+    const temp = `${dataDir.databasePath}.replay-tmp`;
+    removeDatabaseFiles(temp);
+    const projection = Projection.open(temp);
+    let eventsApplied: number;
+    try {
+      eventsApplied = catchUp(projection, log, logger);
+      const problems = compareWithLog(projection, log);
+      if (problems.length > 0) throw new Error(`the rebuilt database does not match the log: ${problems.join('; ')}`);
+      projection.checkFts();
+    } finally {
+      projection.close();
+      await log.close();
+    }
+    const counted = new Database(temp, { readonly: true });
+    const memoriesRebuilt = counted.prepare<[], { n: number }>('SELECT count(*) AS n FROM memories').get()?.n ?? 0;
+    counted.close();
+    swapIn(temp, dataDir.databasePath);
+    logger.info({ eventsApplied, memoriesRebuilt }, 'replaced the database with one rebuilt from the event log');
+    return { eventsApplied, memoriesRebuilt, lastSeq: log.lastSeq, databasePath: dataDir.databasePath };
+  } finally {
+    lock.release();
+  }
+}
+
+/** `engram verify`: log checksums, database integrity, and database == replay(log). */
+export async function verifyDataDir(root: string, logger: Logger): Promise<VerifyResult> {
+  const dataDir = new DataDir(root);
+  if (!existsSync(root)) return { ok: false, problems: [`data dir ${root} does not exist`], lastSeq: 0, memories: 0 };
+  const lock = DataDirLock.acquire(dataDir.lockPath);
+  try {
+    let log: EventLog;
+    try {
+      log = await EventLog.open({ dir: dataDir.eventsDir, logger, readOnly: true });
+    } catch (error) {
+      return { ok: false, problems: [error instanceof Error ? error.message : String(error)], lastSeq: 0, memories: 0 };
+    }
+    if (!existsSync(dataDir.databasePath)) {
+      return { ok: false, problems: [`no database at ${dataDir.databasePath}`], lastSeq: log.lastSeq, memories: 0 };
+    }
+    let projection: Projection;
+    try {
+      projection = Projection.open(dataDir.databasePath);
+    } catch (error) {
+      return { ok: false, problems: [`database: ${error instanceof Error ? error.message : String(error)}`], lastSeq: log.lastSeq, memories: 0 };
+    }
+    try {
+      const problems = compareWithLog(projection, log);
+      try {
+        projection.checkFts();
+      } catch (error) {
+        problems.push(`full-text index: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      return { ok: problems.length === 0, problems, lastSeq: log.lastSeq, memories: [...projection.allEntries()].length };
+    } finally {
+      projection.close();
+    }
+  } finally {
+    lock.release();
+  }
+}
+
+/** Differences between the database and the pure fold of the whole log. */
+export function compareWithLog(projection: Projection, log: Pick<EventLog, 'eventsAfter' | 'lastSeq'>): string[] {
+  const problems: string[] = [];
+  if (projection.lastSeq !== log.lastSeq) {
+    problems.push(`the database is at seq ${projection.lastSeq}, the log at seq ${log.lastSeq}`);
+  }
+  const expected = replayEvents(log.eventsAfter(0)).entries;
+  const actual = new Map([...projection.allEntries()].map((entry) => [entry.id, entry]));
+  problems.push(...compareEntries(actual, expected));
+  return problems;
+}
+
+function swapIn(temp: string, target: string): void {
+  if (existsSync(target)) {
+    // Fold the old WAL into the old file first, so no stale WAL is ever read against the new file.
+    try {
+      const old = new Database(target);
+      old.pragma('wal_checkpoint(TRUNCATE)');
+      old.close();
+    } catch {
+      // A corrupt old database: its WAL is worthless, it is removed below.
+    }
+  }
+  rmSync(`${target}-wal`, { force: true });
+  rmSync(`${target}-shm`, { force: true });
+  renameSync(temp, target);
+  fsyncPath(dirname(target));
+}
+
+function removeDatabaseFiles(path: string): void {
+  for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true });
+}
