@@ -27,3 +27,6 @@ export * from './openai-chat/chat-types.js';
 export * from './openai-chat/chat-adapter.js';
 export * from './openai-chat/chat-stream-rewriter.js';
 export * from './openai-chat/usage.js';
+export * from './anthropic-messages/anthropic-types.js';
+export * from './anthropic-messages/anthropic-adapter.js';
+export * from './anthropic-messages/anthropic-errors.js';

@@ -1,0 +1,295 @@
+import { MessageStream } from '@anthropic-ai/sdk/lib/MessageStream';
+import type { Message } from '@anthropic-ai/sdk/resources/messages';
+import { MemoryPattern } from '@engram/contracts';
+import { describe, expect, it } from 'vitest';
+import { MemoryToolExecutor } from '../memory-tool-executor.js';
+import { MEMORY_TOOLS } from '../memory-tools.js';
+import type { ClientSink, MemoryPort, UpstreamPort } from '../ports.js';
+import { runTurn } from '../turn-runner.js';
+import { AnthropicMessagesAdapter } from './anthropic-adapter.js';
+import type { AnthropicRequest } from './anthropic-types.js';
+
+const adapter = new AnthropicMessagesAdapter();
+const TIER1 = '<engram-memory>\n- prefers fish shell\n</engram-memory>';
+
+type Block = { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> } | { type: 'thinking'; thinking: string; signature: string };
+
+/** An upstream stream in Anthropic's exact grammar, one delta per text piece. */
+function upstreamStream(blocks: Block[], stopReason: string, usage = { input_tokens: 10, output_tokens: 5 }): string {
+  const out: string[] = [];
+  const send = (type: string, data: object) => out.push(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+  send('message_start', {
+    message: { id: 'msg_up', type: 'message', role: 'assistant', model: 'claude-x', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: usage.input_tokens, output_tokens: 1 } },
+  });
+  blocks.forEach((block, index) => {
+    if (block.type === 'text') {
+      send('content_block_start', { index, content_block: { type: 'text', text: '' } });
+      if (index === 0) send('ping', {});
+      for (const piece of block.text.match(/.{1,5}/gs) ?? []) send('content_block_delta', { index, delta: { type: 'text_delta', text: piece } });
+    } else if (block.type === 'tool_use') {
+      send('content_block_start', { index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} } });
+      const json = JSON.stringify(block.input);
+      for (const piece of ['', json.slice(0, 7), json.slice(7)]) send('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: piece } });
+    } else {
+      send('content_block_start', { index, content_block: { type: 'thinking', thinking: '', signature: '' } });
+      send('content_block_delta', { index, delta: { type: 'thinking_delta', thinking: block.thinking } });
+      send('content_block_delta', { index, delta: { type: 'signature_delta', signature: block.signature } });
+    }
+    send('content_block_stop', { index });
+  });
+  send('message_delta', { delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: usage.output_tokens } });
+  send('message_stop', {});
+  return out.join('');
+}
+
+function upstreamJson(blocks: Block[], stopReason: string, usage = { input_tokens: 10, output_tokens: 5 }): string {
+  return JSON.stringify({ id: 'msg_up', type: 'message', role: 'assistant', model: 'claude-x', content: blocks, stop_reason: stopReason, stop_sequence: null, usage });
+}
+
+interface Reply {
+  readonly status?: number;
+  readonly body: string;
+}
+
+/** runTurn with the Anthropic adapter against scripted upstream replies and a recording memory. */
+async function run(request: AnthropicRequest, replies: Reply[]) {
+  const sent: AnthropicRequest[] = [];
+  const upstream: UpstreamPort = {
+    post: (_path, body) => {
+      sent.push(JSON.parse(String(body)) as AnthropicRequest);
+      const reply = replies.shift();
+      if (!reply) return Promise.reject(new Error('connect ECONNREFUSED'));
+      return Promise.resolve({
+        status: reply.status ?? 200,
+        headers: {},
+        body: (async function* () {
+          yield new TextEncoder().encode(reply.body);
+        })(),
+      });
+    },
+  };
+  const calls: { pattern: string; request: Record<string, unknown> }[] = [];
+  const memory = {
+    call: (pattern: string, request: Record<string, unknown>) => {
+      calls.push({ pattern, request });
+      const entry = { id: 'm1', content: String(request['content'] ?? 'uses fish shell'), category: 'environment' };
+      if (pattern === MemoryPattern.Search) return Promise.resolve([{ entry, score: 1, effectiveConfidence: 0.9 }]);
+      return Promise.resolve(entry);
+    },
+  } as unknown as MemoryPort;
+  const sink = new RecordingSink();
+  const jobs: unknown[] = [];
+  const withMemory = adapter.withMemory(adapter.parseRequest(request), { tier1Block: TIER1, tools: MEMORY_TOOLS });
+  await runTurn(adapter, withMemory, { pool: 'default', requestId: 'r1' }, {
+    upstream,
+    tools: new MemoryToolExecutor(memory),
+    extraction: { enqueue: (job) => jobs.push(job) },
+    maxIterations: 3,
+  }, sink);
+  return { sink, sent, calls, jobs };
+}
+
+class RecordingSink implements ClientSink {
+  status = 0;
+  body = '';
+  started = false;
+  ended = false;
+  readonly signal = new AbortController().signal;
+  respond(status: number, _headers: Readonly<Record<string, string>>, body: string | Uint8Array): void {
+    this.status = status;
+    this.body = typeof body === 'string' ? body : new TextDecoder().decode(body);
+    this.started = true;
+  }
+  startStream(status: number): void {
+    this.status = status;
+    this.started = true;
+  }
+  write(chunk: string | Uint8Array): Promise<void> {
+    this.body += typeof chunk === 'string' ? chunk : new TextDecoder().decode(chunk);
+    return Promise.resolve();
+  }
+  end(): void {
+    this.ended = true;
+  }
+  abort(): void {
+    this.ended = true;
+  }
+}
+
+function events(sse: string): { event: string; data: Record<string, unknown> }[] {
+  return sse
+    .split('\n\n')
+    .filter((frame) => frame.trim() !== '')
+    .map((frame) => {
+      const event = /^event: (.*)$/m.exec(frame)?.[1] ?? '';
+      const data = /^data: (.*)$/m.exec(frame)?.[1] ?? '{}';
+      return { event, data: JSON.parse(data) as Record<string, unknown> };
+    });
+}
+
+/** Assembles the client's stream with the official SDK's accumulator, which rejects wrong indexes and order. */
+async function assemble(sse: string): Promise<Message> {
+  const lines = events(sse)
+    .filter((e) => e.event !== 'ping')
+    .map((e) => `${JSON.stringify(e.data)}\n`)
+    .join('');
+  const body = new ReadableStream({
+    start(controller) {
+      controller.enqueue(new TextEncoder().encode(lines));
+      controller.close();
+    },
+  });
+  return MessageStream.fromReadableStream(body).finalMessage();
+}
+
+const ask = (content: string, extra: Partial<AnthropicRequest> = {}): AnthropicRequest => ({
+  model: 'claude-x',
+  max_tokens: 100,
+  messages: [{ role: 'user', content }],
+  ...extra,
+});
+
+describe('AnthropicMessagesAdapter.withMemory', () => {
+  it('appends Tier 1 to system in every shape, keeping cache_control blocks as they were', () => {
+    const cached = { type: 'text', text: 'You are Claude Code.', cache_control: { type: 'ephemeral' } };
+    const memory = { tier1Block: TIER1, tools: MEMORY_TOOLS };
+    expect(adapter.withMemory(ask('hi'), memory).system).toBe(TIER1);
+    expect(adapter.withMemory(ask('hi', { system: 'Be brief.' }), memory).system).toBe(`Be brief.\n\n${TIER1}`);
+    expect(adapter.withMemory(ask('hi', { system: [cached] }), memory).system).toEqual([cached, { type: 'text', text: TIER1 }]);
+    expect(adapter.withMemory(ask('hi', { system: 'Be brief.' }), { tier1Block: '', tools: MEMORY_TOOLS }).system).toBe('Be brief.');
+  });
+
+  it('offers the memory tools after the client tools as Anthropic tools, byte-identically every time', () => {
+    const clientTool = { name: 'Bash', description: 'run', input_schema: { type: 'object' } };
+    const memory = { tier1Block: TIER1, tools: MEMORY_TOOLS };
+    const first = adapter.withMemory(ask('hi', { tools: [clientTool] }), memory);
+    const names = (first.tools as { name: string }[]).map((tool) => tool.name);
+    expect(names).toEqual(['Bash', ...MEMORY_TOOLS.map((tool) => tool.name)]);
+    expect(first.tools?.[1]).toEqual({ name: 'store_memory', description: MEMORY_TOOLS[0]?.description, input_schema: MEMORY_TOOLS[0]?.parameters });
+    expect(adapter.serializeRequest(adapter.withMemory(ask('hi', { tools: [clientTool] }), memory))).toBe(adapter.serializeRequest(first));
+  });
+});
+
+describe('runTurn with the Anthropic adapter, streaming', () => {
+  it('runs a memory search out of sight and streams one message with gap-free indexes and summed usage', async () => {
+    const { sink, sent, calls } = await run(ask('which shell do I use?', { stream: true }), [
+      { body: upstreamStream([{ type: 'text', text: 'Let me check.' }, { type: 'tool_use', id: 'toolu_1', name: 'memory_search', input: { query: 'shell' } }], 'tool_use') },
+      { body: upstreamStream([{ type: 'text', text: 'You use fish.' }], 'end_turn', { input_tokens: 30, output_tokens: 7 }) },
+    ]);
+
+    expect(sink.body).not.toContain('memory_search');
+    const message = await assemble(sink.body);
+    expect(message.content).toEqual([
+      { type: 'text', text: 'Let me check.' },
+      { type: 'text', text: 'You use fish.' },
+    ]);
+    expect(message.stop_reason).toBe('end_turn');
+    expect(message.usage).toMatchObject({ input_tokens: 40, output_tokens: 12 });
+    const types = events(sink.body).map((e) => e.event);
+    expect(types.filter((type) => type === 'message_start')).toHaveLength(1);
+    expect(types.at(-1)).toBe('message_stop');
+
+    expect(calls[0]).toMatchObject({ pattern: MemoryPattern.Search, request: { query: 'shell' } });
+    const continuation = sent[1]?.messages.slice(-2);
+    expect(continuation?.[0]).toEqual({
+      role: 'assistant',
+      content: [
+        { type: 'text', text: 'Let me check.' },
+        { type: 'tool_use', id: 'toolu_1', name: 'memory_search', input: { query: 'shell' } },
+      ],
+    });
+    expect(continuation?.[1]).toEqual({
+      role: 'user',
+      content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: expect.stringContaining('[id:m1] uses fish shell') as string }],
+    });
+  });
+
+  it('in a mixed turn runs the memory call and gives the client its own tool_use only, renumbered', async () => {
+    const { sink, calls } = await run(
+      ask('remember I like tabs, then list files', { stream: true, tools: [{ name: 'Bash', input_schema: { type: 'object' } }] }),
+      [
+        {
+          body: upstreamStream(
+            [
+              { type: 'tool_use', id: 'toolu_m', name: 'store_memory', input: { content: 'Prefers tabs', category: 'preference' } },
+              { type: 'tool_use', id: 'toolu_c', name: 'Bash', input: { command: 'ls' } },
+            ],
+            'tool_use',
+          ),
+        },
+      ],
+    );
+    const message = await assemble(sink.body);
+    expect(message.content).toEqual([{ type: 'tool_use', id: 'toolu_c', name: 'Bash', input: { command: 'ls' } }]);
+    expect(message.stop_reason).toBe('tool_use');
+    expect(calls).toEqual([expect.objectContaining({ pattern: MemoryPattern.Store })]);
+  });
+
+  it('strips markers, drops a text block they leave empty, and hands the suggestion to extraction', async () => {
+    const { sink, jobs } = await run(ask('I moved to Bern', { stream: true }), [
+      {
+        body: upstreamStream(
+          [
+            { type: 'text', text: '\n<MEMORY_SUGGEST>Lives in Bern</MEMORY_SUGGEST>' },
+            { type: 'tool_use', id: 'toolu_w', name: 'Weather', input: { city: 'Bern' } },
+            { type: 'text', text: 'Noted <MEMORY_SUGGEST>likes Bern</MEMORY_SUGGEST>!' },
+          ],
+          'tool_use',
+        ),
+      },
+    ]);
+    const message = await assemble(sink.body);
+    expect(message.content).toEqual([
+      { type: 'tool_use', id: 'toolu_w', name: 'Weather', input: { city: 'Bern' } },
+      { type: 'text', text: 'Noted !' },
+    ]);
+    expect(sink.body).not.toContain('MEMORY_SUGGEST');
+    expect(jobs).toEqual([expect.objectContaining({ suggestions: ['Lives in Bern', 'likes Bern'] })]);
+  });
+
+  it('sends thinking blocks back whole, signature included, in the memory round', async () => {
+    const { sent } = await run(ask('what do I prefer?', { stream: true }), [
+      { body: upstreamStream([{ type: 'thinking', thinking: 'Check memory.', signature: 'sig==' }, { type: 'tool_use', id: 'toolu_1', name: 'memory_list', input: {} }], 'tool_use') },
+      { body: upstreamStream([{ type: 'text', text: 'Tabs.' }], 'end_turn') },
+    ]);
+    expect(sent[1]?.messages.at(-2)?.content).toEqual([
+      { type: 'thinking', thinking: 'Check memory.', signature: 'sig==' },
+      { type: 'tool_use', id: 'toolu_1', name: 'memory_list', input: {} },
+    ]);
+  });
+
+  it('ends a stream whose later round fails with an Anthropic error event', async () => {
+    const { sink } = await run(ask('hi', { stream: true }), [
+      { body: upstreamStream([{ type: 'tool_use', id: 'toolu_1', name: 'memory_list', input: {} }], 'tool_use') },
+      { status: 529, body: JSON.stringify({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }) },
+    ]);
+    const last = events(sink.body).at(-1);
+    expect(last).toEqual({ event: 'error', data: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } } });
+    await expect(assemble(sink.body)).rejects.toThrow();
+  });
+});
+
+describe('runTurn with the Anthropic adapter, not streaming', () => {
+  it('answers one message without memory blocks, stop_reason mapped back, usage summed', async () => {
+    const { sink } = await run(ask('which shell?'), [
+      { body: upstreamJson([{ type: 'tool_use', id: 'toolu_1', name: 'memory_search', input: { query: 'shell' } }], 'tool_use') },
+      { body: upstreamJson([{ type: 'text', text: 'fish <MEMORY_SUGGEST>uses fish</MEMORY_SUGGEST>' }], 'end_turn', { input_tokens: 20, output_tokens: 3 }) },
+    ]);
+    expect(sink.status).toBe(200);
+    const body = JSON.parse(sink.body) as Message;
+    expect(body.content).toEqual([{ type: 'text', text: 'fish ' }]);
+    expect(body.stop_reason).toBe('end_turn');
+    expect(body.usage).toMatchObject({ input_tokens: 30, output_tokens: 8 });
+  });
+
+  it('relays an upstream error body as it is, and answers an unreachable upstream in Anthropic shape', async () => {
+    const rejected = JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message: 'max_tokens: required' } });
+    const relayed = await run(ask('hi'), [{ status: 400, body: rejected }]);
+    expect(relayed.sink.status).toBe(400);
+    expect(relayed.sink.body).toBe(rejected);
+
+    const unreachable = await run(ask('hi'), []);
+    expect(unreachable.sink.status).toBe(502);
+    expect(JSON.parse(unreachable.sink.body)).toEqual({ type: 'error', error: { type: 'api_error', message: expect.stringContaining('ECONNREFUSED') as string } });
+  });
+});
