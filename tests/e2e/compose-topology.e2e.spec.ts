@@ -1,0 +1,100 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '@engram/config';
+import {
+  commentedDefaults,
+  imageEnvironment,
+  interpolate,
+  readCompose,
+  readEnvExample,
+  repoRoot,
+  startComposeTopology,
+  type ComposeTopology,
+} from '../support/compose.js';
+import { DEPLOY_FACT, scriptedMemoryModel, STORE_REQUEST_ID, storeThenRecall } from '../support/compose-conversation.js';
+import { ScriptedHttpServer } from '../support/scripted-http.js';
+
+describe('docker-compose.yml, run as local processes', () => {
+  it('describes the topology the issue asks for', () => {
+    const compose = readCompose();
+    const { redis, memory, worker, gateway } = compose.services;
+    expect(Object.keys(compose.services).sort()).toEqual(['gateway', 'memory', 'redis', 'worker']);
+    expect(redis?.command).toEqual(expect.arrayContaining(['--appendonly', 'yes']));
+    expect(redis?.volumes?.some((volume) => volume.endsWith(':/data'))).toBe(true);
+
+    for (const [name, service] of Object.entries({ memory, worker, gateway })) {
+      expect(service?.build, name).toEqual({ context: '.', dockerfile: 'ops/Dockerfile' });
+      expect(service?.env_file, name).toEqual([{ path: '.env', required: false }]);
+    }
+    for (const [name, service] of Object.entries(compose.services)) {
+      expect(service.restart, name).toBe('unless-stopped');
+      expect(service.healthcheck?.test[0], name).toBe('CMD');
+      for (const dependency of Object.values(service.depends_on ?? {})) expect(dependency.condition, name).toBe('service_healthy');
+    }
+    const defaults = loadConfig({});
+    expect(interpolate(gateway!.ports![0]!, readEnvExample())).toBe(`8080:${defaults.gateway.port}`);
+    // The data dir is a volume, by default a named one the image's non-root user owns.
+    const dataVolume = interpolate(memory!.volumes![0]!, {}).split(':');
+    expect(dataVolume[1]).toBe(imageEnvironment()['ENGRAM_DATA_DIR']);
+    expect(Object.keys(compose.volumes ?? {})).toContain(dataVolume[0]);
+  });
+
+  it('builds its image from every workspace and documents every default it shows', () => {
+    const dockerfile = readFileSync(join(repoRoot, 'ops/Dockerfile'), 'utf8');
+    const workspaces = ['libs', 'apps'].flatMap((root) =>
+      readdirSync(join(repoRoot, root))
+        .filter((name) => existsSync(join(repoRoot, root, name, 'package.json')))
+        .map((name) => `${root}/${name}/package.json`),
+    );
+    for (const manifest of workspaces) expect(dockerfile, `ops/Dockerfile must COPY ${manifest}`).toContain(`COPY ${manifest} `);
+    expect(dockerfile).toMatch(/^USER node$/m);
+
+    // The commented "# VAR=value" lines of .env.example are the defaults config really applies.
+    const applied = loadConfig(commentedDefaults());
+    expect(applied).toEqual(loadConfig({}));
+  });
+
+  describe('a conversation through the services the compose file starts', () => {
+    let upstream: ScriptedHttpServer;
+    let topology: ComposeTopology;
+
+    beforeAll(async () => {
+      upstream = await ScriptedHttpServer.start((request, response) => {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(JSON.stringify(scriptedMemoryModel(request)));
+      });
+      // What a person writes into .env: their upstream and its key.
+      topology = await startComposeTopology({
+        UPSTREAM_BASE_URL: `${upstream.url}/v1`,
+        UPSTREAM_API_KEY: 'sk-upstream',
+        LOG_LEVEL: 'info',
+      });
+    });
+
+    afterAll(async () => {
+      await topology?.stop();
+      await upstream?.close();
+    });
+
+    it('stores a fact in one turn and recalls it in the next, with one request id in every service', async () => {
+      const outcome = await storeThenRecall(topology.gatewayUrl);
+      expect(outcome).toEqual({
+        storeAnswer: 'Noted.',
+        storeToolCalls: [],
+        storeRequestId: STORE_REQUEST_ID,
+        recallAnswer: 'With docker compose, on your NAS.',
+      });
+
+      // Upstream got the server's key, never the client's.
+      expect(upstream.requests.every((request) => request.headers.authorization === 'Bearer sk-upstream')).toBe(true);
+      // The memory lives in the compose data volume, readable as a flat file.
+      const userFile = join(topology.volumes.get('memory:/data')!, 'pools', 'default', 'USER.md');
+      expect(readFileSync(userFile, 'utf8')).toContain(DEPLOY_FACT);
+
+      const logs = (service: string): string => topology.processes.get(service)?.output() ?? '';
+      expect(logs('gateway')).toContain(`"requestId":"${STORE_REQUEST_ID}"`);
+      expect(logs('memory')).toContain(`"requestId":"${STORE_REQUEST_ID}"`);
+    });
+  });
+});

@@ -1,0 +1,86 @@
+/**
+ * `ops/compose-smoke.sh`: the real stack under Docker. Builds the image, brings docker-compose.yml
+ * up as project `engram-smoke` (its own volumes, gateway on a free port, upstream = a scripted
+ * model on this host), runs the same store-then-recall conversation as the topology test, then
+ * takes everything down again.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { connect, createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { strict as assert } from 'node:assert';
+import { repoRoot } from './compose.js';
+import { DEPLOY_FACT, STORE_REQUEST_ID, scriptedMemoryModel, storeThenRecall } from './compose-conversation.js';
+import { freePort } from './ports.js';
+import { ScriptedHttpServer } from './scripted-http.js';
+
+const project = 'engram-smoke';
+
+/** The scripted model listens on loopback; containers reach it through this relay on every interface. */
+async function relay(toPort: number): Promise<{ server: Server; port: number }> {
+  const server = createServer((socket) => {
+    const upstream = connect(toPort, '127.0.0.1');
+    socket.pipe(upstream).pipe(socket);
+    socket.on('error', () => upstream.destroy());
+    upstream.on('error', () => socket.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '0.0.0.0', resolve));
+  const address = server.address();
+  if (typeof address !== 'object' || !address) throw new Error('relay has no port');
+  return { server, port: address.port };
+}
+
+const upstream = await ScriptedHttpServer.start((request, response) => {
+  response.writeHead(200, { 'content-type': 'application/json' });
+  response.end(JSON.stringify(scriptedMemoryModel(request)));
+});
+const forward = await relay(Number(new URL(upstream.url).port));
+const gatewayPort = await freePort();
+const dir = mkdtempSync(join(tmpdir(), 'engram-smoke-'));
+const override = join(dir, 'smoke.override.yml');
+const upstreamEnv = {
+  UPSTREAM_BASE_URL: `http://host.docker.internal:${forward.port}/v1`,
+  UPSTREAM_API_KEY: 'sk-upstream',
+  ENGRAM_API_KEYS: '',
+};
+writeFileSync(
+  override,
+  JSON.stringify({
+    services: Object.fromEntries(
+      ['gateway', 'worker'].map((name) => [name, { environment: upstreamEnv, extra_hosts: ['host.docker.internal:host-gateway'] }]),
+    ),
+  }),
+);
+const compose = (...args: string[]): string =>
+  execFileSync('docker', ['compose', '-p', project, '-f', 'docker-compose.yml', '-f', override, ...args], {
+    cwd: repoRoot,
+    env: { ...process.env, ENGRAM_PORT: String(gatewayPort), ENGRAM_DATA_LOCATION: 'engram-data' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+    encoding: 'utf8',
+  });
+
+let failed = false;
+try {
+  compose('up', '-d', '--build', '--wait', '--wait-timeout', '180');
+  const outcome = await storeThenRecall(`http://127.0.0.1:${gatewayPort}`);
+  assert.deepEqual(outcome, {
+    storeAnswer: 'Noted.',
+    storeToolCalls: [],
+    storeRequestId: STORE_REQUEST_ID,
+    recallAnswer: 'With docker compose, on your NAS.',
+  });
+  assert.match(compose('exec', '-T', 'memory', 'cat', '/data/pools/default/USER.md'), new RegExp(DEPLOY_FACT));
+  assert.equal(compose('exec', '-T', 'memory', 'id', '-un').trim(), 'node');
+  process.stdout.write('compose-smoke: the stack came up healthy and remembered across turns\n');
+} catch (error) {
+  failed = true;
+  process.stderr.write(`compose-smoke failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(compose('logs', '--no-color', '--tail', '100'));
+} finally {
+  compose('down', '-v', '--remove-orphans');
+  forward.server.close();
+  await upstream.close();
+  rmSync(dir, { recursive: true, force: true });
+}
+process.exit(failed ? 1 : 0);
