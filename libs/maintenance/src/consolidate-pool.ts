@@ -3,7 +3,7 @@ import type { MemoryEntry } from '@engram/domain';
 import type { ConsolidatePoolData } from '@engram/jobs';
 import { consolidationMessages, validatePlan, type ConsolidationPlan } from './consolidation-plan.js';
 import { deterministicPlan } from './deterministic-merge.js';
-import type { LlmPort, MemoryPort } from './ports.js';
+import { LIST_LIMIT, type LlmPort, type MemoryPort } from './ports.js';
 
 /** The model name recorded on merges made without a model. */
 export const DETERMINISTIC_MODEL = 'deterministic';
@@ -91,7 +91,7 @@ export async function consolidatePool(deps: ConsolidateDeps, data: ConsolidatePo
   });
 
   if (await alreadyApplied(memory, data)) return idle('already-applied', 0);
-  const entries = (await memory.call(MemoryPattern.List, { pool: data.pool, archived: false })).filter(
+  const entries = (await memory.call(MemoryPattern.List, { pool: data.pool, archived: false, limit: LIST_LIMIT })).filter(
     (entry) => !entry.isArchived,
   );
   if (entries.length <= settings.threshold) return idle('below-threshold', entries.length);

@@ -3,7 +3,7 @@ import { MemoryPattern } from '@engram/contracts';
 import { categorizeContent, mostSimilar, type MemoryEntry, type MemorySource, type MemoryType } from '@engram/domain';
 import type { ExtractExchangeData } from '@engram/jobs';
 import { cleanSuggestion, explicitFacts } from './exchange-facts.js';
-import type { JobContext, MemoryPort } from './ports.js';
+import { LIST_LIMIT, type JobContext, type MemoryPort } from './ports.js';
 
 export interface ExtractOutcome {
   readonly stored: readonly string[];
@@ -53,7 +53,7 @@ export async function extractExchange(
 ): Promise<ExtractOutcome> {
   const candidates = candidatesOf(data);
   if (candidates.length === 0) return { stored: [], refreshed: [], unchanged: 0 };
-  const pool: MemoryEntry[] = await memory.call(MemoryPattern.List, { pool: data.pool, archived: false });
+  const pool: MemoryEntry[] = await memory.call(MemoryPattern.List, { pool: data.pool, archived: false, limit: LIST_LIMIT });
   const meta = { actor: 'worker:extract', causationId: data.requestId } as const;
   const stored: string[] = [];
   const refreshed: string[] = [];
@@ -79,11 +79,9 @@ export async function extractExchange(
       continue;
     }
     const { category } = categorizeContent(candidate.content);
-    // A caller-chosen id makes the store idempotent (StoreRequest.id).
-    const callerId = { id };
     const entry = await memory.call(MemoryPattern.Store, {
       pool: data.pool,
-      ...callerId,
+      id,
       content: candidate.content,
       type: typeFor(category),
       category,

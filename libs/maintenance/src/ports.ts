@@ -12,6 +12,9 @@ export type MaintenancePattern =
   | typeof MemoryPattern.Archive
   | typeof MemoryPattern.Consolidate;
 
+/** The most entries one List answers (the memory service's maximum); pools larger than this are handled in part. */
+export const LIST_LIMIT = 1000;
+
 /** The subset of `MemoryClient.call` the handlers need; MemoryClient satisfies it as is. */
 export interface MemoryPort {
   call<P extends MaintenancePattern>(pattern: P, request: MemoryContract[P][0]): Promise<MemoryContract[P][1]>;
