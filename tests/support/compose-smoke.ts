@@ -2,7 +2,8 @@
  * `ops/compose-smoke.sh`: the real stack under Docker. Builds the image, brings docker-compose.yml
  * up as project `engram-smoke` (its own volumes, gateway on a free port, upstream = a scripted
  * model on this host), runs the same store-then-recall conversation as the topology test, then
- * takes everything down again.
+ * every `docker compose` line of the README in order (backup, copy out, stop, restore, up, logs),
+ * then takes everything down again.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,6 +14,7 @@ import { strict as assert } from 'node:assert';
 import { repoRoot } from './compose.js';
 import { DEPLOY_FACT, STORE_REQUEST_ID, scriptedMemoryModel, storeThenRecall } from './compose-conversation.js';
 import { freePort } from './ports.js';
+import { readmeCommands } from './readme.js';
 import { ScriptedHttpServer } from './scripted-http.js';
 
 const project = 'engram-smoke';
@@ -52,13 +54,27 @@ writeFileSync(
     ),
   }),
 );
+// COMPOSE_* make the README's plain `docker compose ...` lines act on this project and override.
+const composeEnv = {
+  ...process.env,
+  COMPOSE_PROJECT_NAME: project,
+  COMPOSE_FILE: ['docker-compose.yml', override].join(':'),
+  ENGRAM_PORT: String(gatewayPort),
+  ENGRAM_DATA_LOCATION: 'engram-data',
+};
 const compose = (...args: string[]): string =>
-  execFileSync('docker', ['compose', '-p', project, '-f', 'docker-compose.yml', '-f', override, ...args], {
-    cwd: repoRoot,
-    env: { ...process.env, ENGRAM_PORT: String(gatewayPort), ENGRAM_DATA_LOCATION: 'engram-data' },
+  execFileSync('docker', ['compose', ...args], { cwd: repoRoot, env: composeEnv, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
+
+/** A README line as a person runs it, in a scratch folder (so `./backups` lands there). */
+const readmeLine = (command: string): string => {
+  process.stdout.write(`$ ${command}\n`);
+  return execFileSync('sh', ['-c', command.replaceAll('<id>', STORE_REQUEST_ID)], {
+    cwd: dir,
+    env: { ...composeEnv, COMPOSE_PROJECT_DIRECTORY: repoRoot, COMPOSE_FILE: [join(repoRoot, 'docker-compose.yml'), override].join(':') },
     stdio: ['ignore', 'pipe', 'inherit'],
     encoding: 'utf8',
   });
+};
 
 let failed = false;
 try {
@@ -72,6 +88,9 @@ try {
   });
   assert.match(compose('exec', '-T', 'memory', 'cat', '/data/pools/default/USER.md'), new RegExp(DEPLOY_FACT));
   assert.equal(compose('exec', '-T', 'memory', 'id', '-un').trim(), 'node');
+  for (const command of readmeCommands().filter((line) => line.startsWith('docker compose '))) readmeLine(command);
+  compose('up', '-d', '--wait', '--wait-timeout', '180');
+  assert.match(compose('exec', '-T', 'memory', 'cat', '/data/pools/default/USER.md'), new RegExp(DEPLOY_FACT));
   process.stdout.write('compose-smoke: the stack came up healthy and remembered across turns\n');
 } catch (error) {
   failed = true;

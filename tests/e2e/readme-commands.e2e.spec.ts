@@ -1,0 +1,144 @@
+import { execFile } from 'node:child_process';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { repoRoot, startComposeTopology, type ComposeTopology } from '../support/compose.js';
+import { scriptedMemoryModel } from '../support/compose-conversation.js';
+import { readmeBlocks, readmeCommands } from '../support/readme.js';
+import { ScriptedHttpServer } from '../support/scripted-http.js';
+
+const run = promisify(execFile);
+const README_URL = 'http://localhost:8080';
+
+/** Commands a Docker engine runs: ops/compose-smoke.sh runs every one of them, in README order. */
+const isDockerCompose = (command: string): boolean => command.startsWith('docker compose ');
+/** Commands run elsewhere, with the file that runs them and the line that does. */
+const RUN_ELSEWHERE: Readonly<Record<string, { file: string; marker: string }>> = {
+  'npm ci': { file: '.ci/run', marker: 'npm ci --no-audit --no-fund' },
+  'npm test': { file: '.ci/run', marker: 'npm test' },
+  'npm start': { file: 'tests/e2e/start-supervisor.e2e.spec.ts', marker: "Supervisor.start('npm', ['start']" },
+  // The advice `npm start` prints without Redis, asserted word for word by the supervisor test.
+  'docker run -d --name engram-redis -p 6379:6379 redis:7-alpine': {
+    file: 'tests/e2e/start-supervisor.e2e.spec.ts',
+    marker: "'docker run -d --name engram-redis -p 6379:6379 redis:7-alpine'",
+  },
+};
+/** Other people's programs: the README shows how to point them at Engram; the API they speak is tested. */
+const THIRD_PARTY = new Set(['ANTHROPIC_BASE_URL=http://localhost:8080 claude', 'cloudflared tunnel --url http://localhost:8080']);
+/** Commands this file runs against the compose services, as a newcomer would type them. */
+const isRunHere = (command: string): boolean =>
+  command === 'cp .env.example .env' || command.startsWith('curl ') || command.startsWith('npx engram ');
+
+describe('README.md', () => {
+  it('has no command that nothing runs', () => {
+    const smoke = readFileSync(join(repoRoot, 'tests/support/compose-smoke.ts'), 'utf8');
+    for (const command of readmeCommands()) {
+      if (isRunHere(command) || THIRD_PARTY.has(command)) continue;
+      if (isDockerCompose(command)) {
+        expect(smoke, 'compose-smoke runs the README docker compose lines').toContain('readmeCommands()');
+        continue;
+      }
+      const elsewhere = RUN_ELSEWHERE[command];
+      expect(elsewhere, `README command \`${command}\` is run by no test: run it here or list where`).toBeDefined();
+      expect(readFileSync(join(repoRoot, elsewhere!.file), 'utf8'), command).toContain(elsewhere!.marker);
+    }
+  });
+
+  it('documents every variable the configuration reads', () => {
+    const schema = readFileSync(join(repoRoot, 'libs/config/src/config.ts'), 'utf8');
+    const body = schema.slice(schema.indexOf('const EnvSchema'), schema.indexOf('});', schema.indexOf('const EnvSchema')));
+    const variables = [...body.matchAll(/^\s+([A-Z][A-Z0-9_]+):/gm)].map((match) => match[1]!);
+    expect(variables.length).toBeGreaterThan(10);
+    const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
+    const table = readme.slice(readme.indexOf('## Configuration'), readme.indexOf('## How memory works'));
+    expect(variables.filter((variable) => !table.includes(`\`${variable}\``))).toEqual([]);
+  });
+
+  describe('commands, run against the services docker-compose.yml starts', () => {
+    let upstream: ScriptedHttpServer;
+    let topology: ComposeTopology;
+    let home: string;
+    let env: Record<string, string>;
+
+    const sh = async (command: string) => {
+      try {
+        const { stdout, stderr } = await run('sh', ['-c', command.replaceAll(README_URL, topology.gatewayUrl)], { cwd: home, env, timeout: 60_000 });
+        return { code: 0, stdout, stderr };
+      } catch (error) {
+        const failed = error as { code?: number; stdout?: string; stderr?: string };
+        return { code: failed.code ?? 1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
+      }
+    };
+    const commands = (prefix: string): string[] => readmeCommands().filter((command) => command.startsWith(prefix));
+
+    beforeAll(async () => {
+      upstream = await ScriptedHttpServer.start((request, response) => {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(JSON.stringify(scriptedMemoryModel(request)));
+      });
+      topology = await startComposeTopology({ UPSTREAM_BASE_URL: `${upstream.url}/v1` });
+      // A newcomer's shell: a folder of their own, the repository's tools on hand, Engram's data dir.
+      home = mkdtempSync(join(tmpdir(), 'engram-readme-'));
+      symlinkSync(join(repoRoot, 'node_modules'), join(home, 'node_modules'));
+      copyFileSync(join(repoRoot, '.env.example'), join(home, '.env.example'));
+      env = {
+        PATH: process.env['PATH'] ?? '',
+        HOME: home,
+        OPENAI_API_KEY: 'sk-client',
+        ENGRAM_DATA_DIR: topology.volumes.get('memory:/data')!,
+        // npx must use the repository's `engram`, never fetch a package of that name.
+        npm_config_yes: 'false',
+      };
+    });
+
+    afterAll(async () => {
+      await topology?.stop();
+      await upstream?.close();
+      if (home) rmSync(home, { recursive: true, force: true });
+    });
+
+    it('cp .env.example .env gives a .env that needs no edit to start', async () => {
+      expect((await sh('cp .env.example .env')).code).toBe(0);
+      expect(readFileSync(join(home, '.env'), 'utf8')).toBe(readFileSync(join(repoRoot, '.env.example'), 'utf8'));
+    });
+
+    it('the OpenAI SDK example talks to the model through Engram', async () => {
+      const snippet = readmeBlocks().find((block) => block.lang === 'js' && block.text.includes("from 'openai'"));
+      expect(snippet).toBeDefined();
+      writeFileSync(join(home, 'example.mjs'), snippet!.text.replaceAll(README_URL, topology.gatewayUrl));
+      const result = await sh('node example.mjs');
+      expect(result.stderr).toBe('');
+      expect(result.stdout.trim()).toBe('Noted.');
+    });
+
+    it('the curl commands answer with JSON, and a stored memory is listed', async () => {
+      for (const command of commands('curl ')) {
+        const result = await sh(command);
+        expect(result.code, command).toBe(0);
+        const body: unknown = JSON.parse(result.stdout);
+        expect(body, command).not.toHaveProperty('error');
+      }
+      const listed = await sh(commands('curl -s http://localhost:8080/engram/pools/default/memories')[0]!);
+      expect(listed.stdout).toContain('I prefer short answers');
+    });
+
+    it('npx engram backup copies the running data dir; restore refuses until memory stops, then restores', async () => {
+      const [backup] = commands('npx engram backup');
+      const [restore] = commands('npx engram restore');
+      const made = await sh(backup!);
+      expect(made.code, made.stderr).toBe(0);
+      expect(made.stdout).toMatch(/^backed up /);
+
+      const refused = await sh(restore!);
+      expect(refused.code).not.toBe(0);
+      expect(refused.stderr).toContain('in use by another engram process');
+
+      await topology.processes.get('memory')!.stop();
+      const restored = await sh(restore!);
+      expect(restored.code, restored.stderr).toBe(0);
+      expect(existsSync(join(env['ENGRAM_DATA_DIR']!, 'engram.db'))).toBe(true);
+    });
+  });
+});
