@@ -16,7 +16,7 @@ export const MEMORY_TOOLS: readonly MemoryToolDefinition[] = Object.freeze([
   {
     name: 'store_memory',
     description:
-      'Save one durable fact worth remembering in later conversations: a user preference, a fact about the user, their environment or project, a decision and its reason, or a gotcha. One self-contained fact per call, written so it makes sense without this conversation. Do not store secrets or passing details.',
+      'Save one durable fact worth remembering in later conversations: a user preference, a fact about the user, their environment or project, a decision and its reason, or a gotcha. One self-contained fact per call, written so it makes sense without this conversation. Do not store secrets or passing details. For a fact you are unsure is worth keeping, you may instead write <MEMORY_SUGGEST>the fact</MEMORY_SUGGEST> in your reply: it is removed before the user sees it and reviewed later.',
     parameters: {
       type: 'object',
       properties: {

@@ -9,6 +9,8 @@ import { addUsage } from './usage.js';
 /** OpenAI Chat Completions (`POST /v1/chat/completions`) on the engine. */
 export class OpenAiChatAdapter implements WireAdapter<ChatRequest> {
   private readonly toolsCache = new WeakMap<readonly MemoryToolDefinition[], readonly unknown[]>();
+  /** The tool objects `withMemory` appends: runTurn asks for the client's tool names after they were added. */
+  private readonly memoryToolObjects = new WeakSet<object>();
 
   upstreamPath(): string {
     return '/chat/completions';
@@ -47,6 +49,7 @@ export class OpenAiChatAdapter implements WireAdapter<ChatRequest> {
   clientToolNames(request: ChatRequest): ReadonlySet<string> {
     const names = new Set<string>();
     for (const tool of request.tools ?? []) {
+      if (typeof tool === 'object' && tool !== null && this.memoryToolObjects.has(tool)) continue;
       const name = (tool as { function?: { name?: unknown } }).function?.name;
       if (typeof name === 'string') names.add(name);
     }
@@ -121,11 +124,11 @@ export class OpenAiChatAdapter implements WireAdapter<ChatRequest> {
   }
 
   private chatTools(tools: readonly MemoryToolDefinition[]): readonly unknown[] {
-    let rendered = this.toolsCache.get(tools);
-    if (!rendered) {
-      rendered = tools.map((tool) => ({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters } }));
-      this.toolsCache.set(tools, rendered);
-    }
+    const cached = this.toolsCache.get(tools);
+    if (cached) return cached;
+    const rendered = tools.map((tool): object => ({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters } }));
+    for (const tool of rendered) this.memoryToolObjects.add(tool);
+    this.toolsCache.set(tools, rendered);
     return rendered;
   }
 }

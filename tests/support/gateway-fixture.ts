@@ -1,0 +1,66 @@
+import OpenAI from 'openai';
+import { freePort } from './ports.js';
+import { startRedis, type TestRedis } from './redis.js';
+import { ScriptedOpenAiUpstream, type ChatReply, type ChatResponder, type ScriptedOpenAiOptions } from './scripted-openai-upstream.js';
+import { startGateway, startMemory, type RunningGateway, type RunningMemory } from './stack.js';
+
+export interface GatewayStack {
+  readonly redis: TestRedis;
+  /** Absent when started with `memory: false` (the gateway then points at a port nobody answers). */
+  readonly memory: RunningMemory | undefined;
+  readonly upstream: ScriptedOpenAiUpstream;
+  readonly gateway: RunningGateway;
+  /** The official SDK pointed at the gateway (optionally under a pool prefix). */
+  client(options?: { apiKey?: string; pool?: string; headers?: Record<string, string> }): OpenAI;
+  stop(): Promise<void>;
+}
+
+export interface GatewayStackOptions {
+  readonly responder: ChatResponder | readonly ChatReply[];
+  readonly upstreamOptions?: ScriptedOpenAiOptions;
+  readonly gatewayEnv?: Readonly<Record<string, string>>;
+  /** Start a real memory service (default true). */
+  readonly memory?: boolean;
+}
+
+/** Real Redis, real memory service, real gateway, scripted upstream: one per test file. */
+export async function startGatewayStack(options: GatewayStackOptions): Promise<GatewayStack> {
+  const redis = await startRedis();
+  const upstream = await ScriptedOpenAiUpstream.start(options.responder, options.upstreamOptions);
+  const memory = options.memory === false ? undefined : await startMemory({ REDIS_URL: redis.url });
+  const memoryEnv = memory ? memory.clientEnv : { MEMORY_HOST: '127.0.0.1', MEMORY_PORT: String(await freePort()) };
+  const gateway = await startGateway({
+    UPSTREAM_BASE_URL: upstream.baseUrl,
+    REDIS_URL: redis.url,
+    MEMORY_RPC_TIMEOUT_MS: '1000',
+    ...memoryEnv,
+    ...options.gatewayEnv,
+  });
+  return {
+    redis,
+    memory,
+    upstream,
+    gateway,
+    client: ({ apiKey = 'sk-client', pool, headers } = {}) =>
+      new OpenAI({
+        baseURL: pool ? `${gateway.url}/pools/${pool}/v1` : `${gateway.url}/v1`,
+        apiKey,
+        maxRetries: 0,
+        timeout: 20_000,
+        ...(headers ? { defaultHeaders: headers } : {}),
+      }),
+    stop: async () => {
+      await gateway.stop();
+      await memory?.stop();
+      await upstream.close();
+      await redis.stop();
+    },
+  };
+}
+
+/** The text of a chat message content (string or parts). */
+export function contentText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) return content.map((part) => String((part as { text?: unknown }).text ?? '')).join('');
+  return '';
+}
