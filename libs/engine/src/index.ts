@@ -30,3 +30,5 @@ export * from './openai-chat/usage.js';
 export * from './anthropic-messages/anthropic-types.js';
 export * from './anthropic-messages/anthropic-adapter.js';
 export * from './anthropic-messages/anthropic-errors.js';
+export * from './openai-responses/responses-types.js';
+export * from './openai-responses/responses-adapter.js';

@@ -1,0 +1,163 @@
+import type { ClientView } from '../client-view.js';
+import { clientError } from '../errors.js';
+import { MarkerStripper } from '../marker-stripper.js';
+import { addUsage } from '../openai-chat/usage.js';
+import type { MemoryRound, MemoryToolDefinition, ModelTurn, ToolCall } from '../turn.js';
+import type { StreamRewriter, WireAdapter } from '../wire-adapter.js';
+import { asInputItems, messageText, withoutMemoryTools } from './responses-items.js';
+import { ResponsesStreamRewriter } from './responses-stream-rewriter.js';
+import type { ResponsesItem, ResponsesRequest, ResponsesResponse } from './responses-types.js';
+
+/**
+ * The OpenAI Responses API (`POST /v1/responses`, Codex CLI) on the engine: Tier 1 goes into
+ * `instructions`, memory tools are function tools after the client's, and a memory round goes
+ * back as the round's output items plus `function_call_output` items appended to `input`, with
+ * the client's `previous_response_id` kept as it is, so it works with `store` on or off.
+ */
+export class OpenAiResponsesAdapter implements WireAdapter<ResponsesRequest> {
+  private readonly toolsCache = new WeakMap<readonly MemoryToolDefinition[], readonly unknown[]>();
+  /** The tool objects `withMemory` appends: runTurn asks for client tool names after they were added. */
+  private readonly memoryTools = new WeakSet<object>();
+
+  upstreamPath(): string {
+    return '/responses';
+  }
+
+  parseRequest(body: unknown): ResponsesRequest {
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+      throw clientError(400, 'the request body must be a JSON object', 'invalid_body');
+    }
+    const request = body as ResponsesRequest;
+    if (request.input !== undefined && typeof request.input !== 'string' && !Array.isArray(request.input)) {
+      throw clientError(400, '`input` must be a string or an array of items', 'invalid_input');
+    }
+    if (Array.isArray(request.input) && !request.input.every((item) => typeof item === 'object' && item !== null)) {
+      throw clientError(400, '`input` items must be objects', 'invalid_input');
+    }
+    if (request.tools !== undefined && !Array.isArray(request.tools)) {
+      throw clientError(400, '`tools` must be an array', 'invalid_tools');
+    }
+    if (request.instructions !== undefined && request.instructions !== null && typeof request.instructions !== 'string') {
+      throw clientError(400, '`instructions` must be a string', 'invalid_instructions');
+    }
+    return request;
+  }
+
+  isStream(request: ResponsesRequest): boolean {
+    return request.stream === true;
+  }
+
+  supportsMemory(request: ResponsesRequest): boolean {
+    // A background response is fetched later by id; there is no turn to run in between.
+    return request.background !== true;
+  }
+
+  lastUserText(request: ResponsesRequest): string {
+    if (typeof request.input === 'string') return request.input;
+    const items = request.input ?? [];
+    for (let i = items.length - 1; i >= 0; i--) {
+      const item = items[i] as ResponsesItem;
+      if (item['role'] === 'user' && (item.type === undefined || item.type === 'message')) {
+        const content = item['content'];
+        if (typeof content === 'string') return content;
+        if (Array.isArray(content)) {
+          return (content as ResponsesItem[])
+            .filter((part) => part.type === 'input_text')
+            .map((part) => String(part['text'] ?? ''))
+            .join('\n');
+        }
+      }
+    }
+    return '';
+  }
+
+  clientToolNames(request: ResponsesRequest): ReadonlySet<string> {
+    const names = new Set<string>();
+    for (const tool of request.tools ?? []) {
+      if (typeof tool !== 'object' || tool === null || this.memoryTools.has(tool)) continue;
+      const name = (tool as { name?: unknown }).name;
+      if (typeof name === 'string') names.add(name);
+    }
+    return names;
+  }
+
+  withMemory(request: ResponsesRequest, memory: { readonly tier1Block: string; readonly tools: readonly MemoryToolDefinition[] }): ResponsesRequest {
+    const next: ResponsesRequest = { ...request };
+    if (memory.tier1Block !== '') {
+      const instructions = request.instructions;
+      next.instructions = typeof instructions === 'string' && instructions !== '' ? `${instructions}\n\n${memory.tier1Block}` : memory.tier1Block;
+    }
+    if (memory.tools.length > 0) next.tools = [...(request.tools ?? []), ...this.functionTools(memory.tools)];
+    return next;
+  }
+
+  withMemoryRound(request: ResponsesRequest, round: MemoryRound): ResponsesRequest {
+    const input: ResponsesItem[] =
+      typeof request.input === 'string' ? [{ role: 'user', content: request.input }] : [...(request.input ?? [])];
+    const output = Array.isArray(round.raw)
+      ? (round.raw as ResponsesItem[])
+      : [
+          ...(round.text === '' ? [] : [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: round.text }] }]),
+          ...round.calls.map((call) => ({ type: 'function_call', call_id: call.id, name: call.name, arguments: call.arguments })),
+        ];
+    const results = round.results.map((result) => ({ type: 'function_call_output', call_id: result.callId, output: result.content }));
+    return { ...request, input: [...input, ...asInputItems(output, request.store), ...results] };
+  }
+
+  serializeRequest(request: ResponsesRequest): string {
+    return JSON.stringify(request);
+  }
+
+  readTurn(body: unknown): ModelTurn {
+    const response = body as ResponsesResponse;
+    const output = Array.isArray(response.output) ? response.output : [];
+    const toolCalls: ToolCall[] = output
+      .filter((item) => item.type === 'function_call')
+      .map((item) => ({ id: String(item['call_id']), name: String(item['name']), arguments: String(item['arguments'] ?? '') }));
+    return {
+      text: output.map((item) => (item.type === 'message' ? messageText(item) : '')).join(''),
+      toolCalls,
+      finishReason: toolCalls.length > 0 ? 'tool_calls' : response.status === 'incomplete' ? 'length' : 'stop',
+      raw: output,
+    };
+  }
+
+  renderResponse(bodies: readonly unknown[], view: ClientView): unknown {
+    const last = bodies[bodies.length - 1] as ResponsesResponse;
+    const stripper = new MarkerStripper();
+    const output: ResponsesItem[] = [];
+    let usage: Record<string, unknown> | null = null;
+    for (const body of bodies as readonly ResponsesResponse[]) {
+      for (const item of body.output ?? []) {
+        if (item.type === 'function_call') {
+          if (view.isClientCall(String(item['call_id']))) output.push(item);
+        } else if (item.type === 'message' && Array.isArray(item['content'])) {
+          const content = (item['content'] as ResponsesItem[]).map((part) =>
+            part.type === 'output_text' ? { ...part, text: stripper.push(String(part['text'] ?? '')) + stripper.flush() } : part,
+          );
+          if (content.some((part) => part.type !== 'output_text' || part['text'] !== '')) output.push({ ...item, content });
+        } else {
+          output.push(item);
+        }
+      }
+      if (body.usage) usage = addUsage(usage, body.usage);
+    }
+    // The last round's id: it is the one a later `previous_response_id` must name.
+    return { ...withoutMemoryTools(last, (name) => view.isHidden(name)), output, ...(usage ? { usage } : {}) };
+  }
+
+  createStreamRewriter(view: ClientView): StreamRewriter {
+    return new ResponsesStreamRewriter(view);
+  }
+
+  private functionTools(tools: readonly MemoryToolDefinition[]): readonly unknown[] {
+    const cached = this.toolsCache.get(tools);
+    if (cached) return cached;
+    // strict: false, because the Responses API makes function tools strict by default and strict
+    // schemas may not have optional properties.
+    const rendered = tools.map((tool) => ({ type: 'function', name: tool.name, description: tool.description, parameters: tool.parameters, strict: false }));
+    for (const tool of rendered) this.memoryTools.add(tool);
+    this.toolsCache.set(tools, rendered);
+    return rendered;
+  }
+}

@@ -1,0 +1,28 @@
+import type { ResponsesItem, ResponsesResponse } from './responses-types.js';
+
+/** The text of an output message's `output_text` parts. */
+export function messageText(item: ResponsesItem): string {
+  const content = Array.isArray(item['content']) ? (item['content'] as ResponsesItem[]) : [];
+  return content.map((part) => (part.type === 'output_text' ? String(part['text'] ?? '') : '')).join('');
+}
+
+/**
+ * Output items as they go back into `input` for the next round. With `store: false` the API
+ * keeps nothing, so an item id would point at nothing ("Items are not persisted when store is
+ * false"): ids are left out then, the way Codex sends its history.
+ */
+export function asInputItems(items: readonly ResponsesItem[], store: boolean | undefined): ResponsesItem[] {
+  if (store !== false) return [...items];
+  return items.map((item) => {
+    const { id: _id, ...rest } = item;
+    return rest;
+  });
+}
+
+/** A response echoes the request's tools: the client sees its own only. */
+export function withoutMemoryTools(response: ResponsesResponse, isMemoryTool: (name: string) => boolean): ResponsesResponse {
+  const echoed = response['tools'];
+  if (!Array.isArray(echoed)) return response;
+  const tools = (echoed as ResponsesItem[]).filter((tool) => !(tool.type === 'function' && isMemoryTool(String(tool['name']))));
+  return tools.length === echoed.length ? response : { ...response, tools };
+}
