@@ -77,7 +77,7 @@ describe('docker-compose.yml, run as local processes', () => {
       await upstream?.close();
     });
 
-    it('stores a fact in one turn and recalls it in the next, with one request id in every service', async () => {
+    it('stores a fact in one turn and recalls it in the next', async () => {
       const outcome = await storeThenRecall(topology.gatewayUrl);
       expect(outcome).toEqual({
         storeAnswer: 'Noted.',
@@ -91,7 +91,9 @@ describe('docker-compose.yml, run as local processes', () => {
       // The memory lives in the compose data volume, readable as a flat file.
       const userFile = join(topology.volumes.get('memory:/data')!, 'pools', 'default', 'USER.md');
       expect(readFileSync(userFile, 'utf8')).toContain(DEPLOY_FACT);
+    });
 
+    it('logs the client request id in the gateway and in the memory service that stored for it', () => {
       const logs = (service: string): string => topology.processes.get(service)?.output() ?? '';
       expect(logs('gateway')).toContain(`"requestId":"${STORE_REQUEST_ID}"`);
       expect(logs('memory')).toContain(`"requestId":"${STORE_REQUEST_ID}"`);
