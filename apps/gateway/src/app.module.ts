@@ -1,13 +1,16 @@
 import { Module, type DynamicModule } from '@nestjs/common';
+import { AnthropicMessagesController } from './controllers/anthropic-messages.controller.js';
 import { ChatCompletionsController, type Surfaces } from './controllers/chat-completions.controller.js';
 import { HealthController } from './controllers/health.controller.js';
 import { MemoriesController } from './controllers/memories.controller.js';
 import { ModelsController } from './controllers/models.controller.js';
-import { ACCESS_SERVICE, HEALTH_SERVICE, MEMORY_REST_SERVICE, METRICS, SURFACES, TURN_SERVICE } from './gateway.tokens.js';
+import { ResponsesController } from './controllers/responses.controller.js';
+import { ACCESS_SERVICE, HEALTH_SERVICE, MEMORY_REST_SERVICE, METRICS, SURFACES, TOKEN_COUNT_SERVICE, TURN_SERVICE } from './gateway.tokens.js';
 import type { MetricsRepository } from './repositories/metrics.repository.js';
 import type { AccessService } from './services/access.service.js';
 import type { HealthService } from './services/health.service.js';
 import type { MemoryRestService } from './services/memory-rest.service.js';
+import type { TokenCountService } from './services/token-count.service.js';
 import type { TurnService } from './services/turn.service.js';
 
 export interface GatewayAppDependencies {
@@ -17,6 +20,7 @@ export interface GatewayAppDependencies {
   readonly health: HealthService;
   readonly metrics: MetricsRepository;
   readonly surfaces: Surfaces;
+  readonly tokenCounts: TokenCountService;
 }
 
 /** Wiring only: main.ts builds the services as plain objects; Nest routes HTTP to them. */
@@ -25,7 +29,7 @@ export class AppModule {
   static register(dependencies: GatewayAppDependencies): DynamicModule {
     return {
       module: AppModule,
-      controllers: [ChatCompletionsController, ModelsController, MemoriesController, HealthController],
+      controllers: [ChatCompletionsController, AnthropicMessagesController, ResponsesController, ModelsController, MemoriesController, HealthController],
       providers: [
         { provide: TURN_SERVICE, useValue: dependencies.turns },
         { provide: ACCESS_SERVICE, useValue: dependencies.access },
@@ -33,6 +37,7 @@ export class AppModule {
         { provide: HEALTH_SERVICE, useValue: dependencies.health },
         { provide: METRICS, useValue: dependencies.metrics },
         { provide: SURFACES, useValue: dependencies.surfaces },
+        { provide: TOKEN_COUNT_SERVICE, useValue: dependencies.tokenCounts },
       ],
     };
   }

@@ -7,3 +7,4 @@ export const MEMORY_REST_SERVICE = Symbol('MEMORY_REST_SERVICE');
 export const HEALTH_SERVICE = Symbol('HEALTH_SERVICE');
 export const METRICS = Symbol('METRICS');
 export const SURFACES = Symbol('SURFACES');
+export const TOKEN_COUNT_SERVICE = Symbol('TOKEN_COUNT_SERVICE');

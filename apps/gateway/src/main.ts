@@ -5,8 +5,8 @@ import { NestFactory } from '@nestjs/core';
 import { ClientProxyFactory, Transport } from '@nestjs/microservices';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ConfigError, loadConfig } from '@engram/config';
-import { MemoryClient } from '@engram/contracts';
-import { ApiKeys, MemoryToolExecutor, OpenAiChatAdapter, Tier1Cache } from '@engram/engine';
+import { MemoryClient, MemoryPattern } from '@engram/contracts';
+import { AnthropicMessagesAdapter, ApiKeys, MemoryToolExecutor, OpenAiChatAdapter, OpenAiResponsesAdapter, Tier1Cache } from '@engram/engine';
 import { createLogger, NestPinoLogger } from '@engram/observability';
 import type { FastifyInstance } from 'fastify';
 import { AppModule } from './app.module.js';
@@ -20,6 +20,7 @@ import { AccessService } from './services/access.service.js';
 import { HealthService } from './services/health.service.js';
 import { MemoryGate } from './services/memory-gate.service.js';
 import { MemoryRestService } from './services/memory-rest.service.js';
+import { TokenCountService } from './services/token-count.service.js';
 import { TurnService } from './services/turn.service.js';
 
 /** Largest request body accepted (base64 images fit); larger is a 413. */
@@ -28,6 +29,8 @@ const BODY_LIMIT_BYTES = 32 * 1024 * 1024;
 const TIER1_TTL_MS = 30_000;
 /** After memory fails to answer, requests skip it this long before asking again. */
 const MEMORY_RETRY_AFTER_MS = 2_000;
+/** Background liveness check of memory, so a cached Tier 1 never hides an outage for long. */
+const MEMORY_PROBE_EVERY_MS = 1_000;
 
 async function bootstrap(): Promise<void> {
   const config = loadConfig(process.env);
@@ -47,9 +50,21 @@ async function bootstrap(): Promise<void> {
   });
   const metrics = new MetricsRepository();
   const extraction = new ExtractionQueueRepository(redis, logger);
-  const gate = new MemoryGate(cache, logger, { retryAfterMs: MEMORY_RETRY_AFTER_MS, cacheTrusted: () => subscriber.listening });
+  const gate = new MemoryGate(cache, logger, {
+    retryAfterMs: MEMORY_RETRY_AFTER_MS,
+    probeEveryMs: MEMORY_PROBE_EVERY_MS,
+    cacheTrusted: () => subscriber.listening,
+    ping: () => memoryClient.call(MemoryPattern.Ping, {}, Math.min(config.memory.rpcTimeoutMs, 1_000)),
+  });
+  gate.start();
   const access = new AccessService(keys);
   const chatUpstream = new UpstreamRepository({ baseUrl: config.upstream.baseUrl, apiKey: config.upstream.apiKey, auth: 'bearer', timeoutMs: config.upstream.timeoutMs });
+  const anthropicUpstream = new UpstreamRepository({
+    baseUrl: config.upstream.anthropicBaseUrl,
+    apiKey: config.upstream.anthropicApiKey,
+    auth: 'x-api-key',
+    timeoutMs: config.upstream.timeoutMs,
+  });
   const turns = new TurnService({
     access,
     gate,
@@ -73,7 +88,12 @@ async function bootstrap(): Promise<void> {
       memories: new MemoryRestService(memoryClient, cache),
       health: new HealthService(memoryClient, redis, Math.min(config.memory.rpcTimeoutMs, 1_000)),
       metrics,
-      surfaces: { chat: { route: 'chat.completions', adapter: new OpenAiChatAdapter(), upstream: chatUpstream } },
+      surfaces: {
+        chat: { route: 'chat.completions', adapter: new OpenAiChatAdapter(), upstream: chatUpstream },
+        messages: { route: 'messages', adapter: new AnthropicMessagesAdapter(), upstream: anthropicUpstream },
+        responses: { route: 'responses', adapter: new OpenAiResponsesAdapter(), upstream: chatUpstream },
+      },
+      tokenCounts: new TokenCountService({ access, gate, maxIterations: config.memoryToolMaxIterations }),
     }),
     adapter,
     { logger: new NestPinoLogger(logger), bodyParser: false },
@@ -100,8 +120,9 @@ async function bootstrap(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'gateway stopping');
+    gate.stop();
     await app.close();
-    await Promise.allSettled([chatUpstream.close(), extraction.close(), subscriber.close(), memoryClient.close()]);
+    await Promise.allSettled([chatUpstream.close(), anthropicUpstream.close(), extraction.close(), subscriber.close(), memoryClient.close()]);
     redis.disconnect();
     process.exit(0);
   };

@@ -1,11 +1,13 @@
 import { Controller, Inject, Param, Post, Req, Res } from '@nestjs/common';
-import type { ChatRequest } from '@engram/engine';
+import type { AnthropicRequest, ChatRequest, ResponsesRequest } from '@engram/engine';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { SURFACES, TURN_SERVICE } from '../gateway.tokens.js';
 import type { Surface, TurnService } from '../services/turn.service.js';
 
 export interface Surfaces {
   readonly chat: Surface<ChatRequest>;
+  readonly messages: Surface<AnthropicRequest>;
+  readonly responses: Surface<ResponsesRequest>;
 }
 
 /** OpenAI Chat Completions, at the root or under a pool prefix. */

@@ -79,7 +79,10 @@ export class UpstreamRepository {
     headers['x-request-id'] = requestId;
     const key = this.options.apiKey ?? clientKey(client);
     if (key !== undefined) {
-      if (this.options.auth === 'bearer') headers['authorization'] = `Bearer ${key}`;
+      // A client's own bearer travels as a bearer on every surface: for Anthropic that is an OAuth
+      // token (Claude Code's ANTHROPIC_AUTH_TOKEN), which the API does not take as x-api-key.
+      const clientBearer = this.options.apiKey === undefined && /^bearer\s+/i.test(String(client['authorization'] ?? ''));
+      if (this.options.auth === 'bearer' || clientBearer) headers['authorization'] = `Bearer ${key}`;
       else headers['x-api-key'] = key;
     }
     return headers;

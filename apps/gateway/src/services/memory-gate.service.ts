@@ -2,23 +2,48 @@ import { MemoryError, type Tier1Response } from '@engram/contracts';
 import type { Tier1Cache } from '@engram/engine';
 import type { Logger } from '@engram/observability';
 
+export interface MemoryGateOptions {
+  /** After a failure, requests skip memory this long before asking again. */
+  readonly retryAfterMs: number;
+  /** How often memory is pinged in the background, so a cached Tier 1 never hides an outage. */
+  readonly probeEveryMs: number;
+  /** False while change announcements cannot arrive (Redis away): then the cache is not trusted. */
+  readonly cacheTrusted: () => boolean;
+  readonly ping: () => Promise<unknown>;
+}
+
 /**
  * Fail open: memory that does not answer makes a request go out without memory, never fail.
- * After a failure the gateway stops asking for `retryAfterMs`, so an outage costs requests no
- * waiting, and the outage is logged once when it starts and once when it ends.
+ * After a failure (on a request or in the background probe) requests skip memory without waiting
+ * until it answers again, and the outage is logged once when it starts and once when it ends.
  */
 export class MemoryGate {
   private downUntil = 0;
   private down = false;
+  private probe: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly cache: Tier1Cache,
     private readonly logger: Logger,
-    private readonly options: { readonly retryAfterMs: number; readonly cacheTrusted: () => boolean },
+    private readonly options: MemoryGateOptions,
   ) {}
 
   get available(): boolean {
     return !this.down;
+  }
+
+  start(): void {
+    this.probe = setInterval(() => {
+      this.options.ping().then(
+        () => this.markUp(),
+        (error: unknown) => this.markDown(error),
+      );
+    }, this.options.probeEveryMs);
+    this.probe.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.probe);
   }
 
   /** The pool's Tier 1, or null when memory is unavailable (the request then goes out without memory). */
@@ -28,15 +53,19 @@ export class MemoryGate {
     if (!this.options.cacheTrusted()) this.cache.evict(pool);
     try {
       const value = await this.cache.get(pool, requestId);
-      if (this.down) {
-        this.down = false;
-        this.logger.info('memory service answers again: memory is back on');
-      }
+      this.markUp();
       return value;
     } catch (error) {
       this.markDown(error);
       return null;
     }
+  }
+
+  private markUp(): void {
+    if (!this.down) return;
+    this.down = false;
+    this.cache.clear();
+    this.logger.info('memory service answers again: memory is back on');
   }
 
   private markDown(error: unknown): void {

@@ -1,0 +1,24 @@
+import { Controller, Inject, Param, Post, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { SURFACES, TURN_SERVICE } from '../gateway.tokens.js';
+import type { TurnService } from '../services/turn.service.js';
+import type { Surfaces } from './chat-completions.controller.js';
+
+/** OpenAI Responses for Codex CLI (`wire_api = "responses"`), at the root or under a pool prefix. */
+@Controller()
+export class ResponsesController {
+  constructor(
+    @Inject(TURN_SERVICE) private readonly turns: TurnService,
+    @Inject(SURFACES) private readonly surfaces: Surfaces,
+  ) {}
+
+  @Post('v1/responses')
+  create(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    return this.turns.handle(this.surfaces.responses, request, reply, undefined);
+  }
+
+  @Post('pools/:pool/v1/responses')
+  createInPool(@Param('pool') pool: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    return this.turns.handle(this.surfaces.responses, request, reply, pool);
+  }
+}

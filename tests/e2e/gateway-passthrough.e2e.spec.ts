@@ -1,0 +1,189 @@
+import OpenAI, { APIError } from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contentText, startGatewayStack, type GatewayStack } from '../support/gateway-fixture.js';
+import { rawRequest } from '../support/raw-http.js';
+import type { RecordedRequest } from '../support/scripted-http.js';
+import { say, type ChatReply, type ChatRequestJson } from '../support/scripted-openai-upstream.js';
+import { startGateway, type RunningGateway } from '../support/stack.js';
+
+function upstreamModel(request: RecordedRequest): ChatReply {
+  const messages = (request.body as ChatRequestJson).messages;
+  const user = contentText(messages[messages.length - 1]?.content);
+  if (user === 'FAIL') return { kind: 'error', status: 500, message: 'The server had an error while processing your request.' };
+  if (user === 'RATE') return { kind: 'error', status: 429, message: 'Rate limit reached', type: 'requests', code: 'rate_limit_exceeded' };
+  if (user === 'HANG') return { kind: 'hang' };
+  if (user === 'DROP') return { kind: 'drop' };
+  if (user === 'STALL') return say('one two three four five six seven eight', { stallAfterChunks: 2 });
+  if (user === 'TOOLS') {
+    return { kind: 'answer', toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }, { name: 'get_time', arguments: { zone: 'CET' } }] };
+  }
+  return say('ok from upstream');
+}
+
+const clientTools: OpenAI.ChatCompletionTool[] = [
+  { type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } },
+  { type: 'function', function: { name: 'get_time', parameters: { type: 'object', properties: { zone: { type: 'string' } } } } },
+];
+
+describe('gateway pass-through and failures (openai SDK client)', () => {
+  let stack: GatewayStack;
+  let slowGateway: RunningGateway;
+
+  beforeAll(async () => {
+    stack = await startGatewayStack({ responder: upstreamModel });
+    slowGateway = await startGateway({
+      UPSTREAM_BASE_URL: stack.upstream.baseUrl,
+      REDIS_URL: stack.redis.url,
+      UPSTREAM_TIMEOUT_MS: '400',
+      ...(stack.memory?.clientEnv ?? {}),
+    });
+  });
+  afterAll(async () => {
+    await slowGateway?.stop();
+    await stack?.stop();
+  });
+
+  const ask = (content: string, headers?: Record<string, string>) =>
+    stack.client(headers ? { headers } : {}).chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content }] });
+
+  it.each([
+    ['with memory', {}],
+    ['with memory off', { 'x-engram-memory': 'off' }],
+  ])('passes the client tool calls, usage and a request id through %s', async (_label, headers) => {
+    const response = await stack
+      .client({ headers })
+      .chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'TOOLS' }], tools: clientTools, parallel_tool_calls: true })
+      .withResponse();
+    const message = response.data.choices[0]?.message;
+    expect(message?.tool_calls?.map((call) => call.type === 'function' && [call.function.name, JSON.parse(call.function.arguments)])).toEqual([
+      ['get_weather', { city: 'Oslo' }],
+      ['get_time', { zone: 'CET' }],
+    ]);
+    expect(response.data.choices[0]?.finish_reason).toBe('tool_calls');
+    expect(response.data.usage?.total_tokens).toBeGreaterThan(0);
+    expect(response.response.headers.get('x-request-id')).toBeTruthy();
+    const forwarded = stack.upstream.chatRequests.at(-1)?.body;
+    expect(forwarded?.tools?.slice(0, 2)).toEqual(clientTools);
+    expect(forwarded?.['parallel_tool_calls']).toBe(true);
+  });
+
+  it('streams client tool-call deltas through with their indexes', async () => {
+    const stream = await stack.client().chat.completions.create({ model: 'gpt-test', stream: true, tools: clientTools, messages: [{ role: 'user', content: 'TOOLS' }] });
+    const starts: [number, string][] = [];
+    for await (const chunk of stream) {
+      for (const call of chunk.choices[0]?.delta.tool_calls ?? []) if (call.function?.name) starts.push([call.index, call.function.name]);
+    }
+    expect(starts).toEqual([
+      [0, 'get_weather'],
+      [1, 'get_time'],
+    ]);
+  });
+
+  it.each([
+    ['with memory', {}],
+    ['with memory off', { 'x-engram-memory': 'off' }],
+  ])('returns upstream error statuses and bodies unchanged %s', async (_label, headers) => {
+    for (const [content, status] of [
+      ['FAIL', 500],
+      ['RATE', 429],
+    ] as const) {
+      const response = await fetch(`${stack.gateway.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ model: 'gpt-test', messages: [{ role: 'user', content }] }),
+      });
+      expect(response.status).toBe(status);
+      const body = (await response.json()) as { error: { message: string; type: string; code: string | null } };
+      expect(body.error.message).toBe(content === 'FAIL' ? 'The server had an error while processing your request.' : 'Rate limit reached');
+      if (content === 'RATE') expect(body.error.code).toBe('rate_limit_exceeded');
+    }
+    await expect(ask('FAIL', headers)).rejects.toMatchObject({ status: 500 });
+  });
+
+  it('answers 502 when the upstream drops the connection and 504 when it does not answer in time', async () => {
+    await expect(ask('DROP')).rejects.toMatchObject({ status: 502, error: { code: 'upstream_unavailable' } });
+    const slow = new OpenAI({ baseURL: `${slowGateway.url}/v1`, apiKey: 'sk-client', maxRetries: 0 });
+    for (const headers of [{}, { 'x-engram-memory': 'off' }]) {
+      const failure = await slow.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'HANG' }] }, { headers }).catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(APIError);
+      expect((failure as APIError).status).toBe(504);
+      expect((failure as APIError).error).toMatchObject({ type: 'upstream_error', code: 'upstream_timeout' });
+    }
+    expect((await fetch(`${slowGateway.url}/healthz`)).status).toBe(200);
+  });
+
+  it('aborts the upstream request when the client disconnects mid-stream', async () => {
+    for (const headers of [{}, { 'x-engram-memory': 'off' }]) {
+      const abortedBefore = stack.upstream.aborted.length;
+      const controller = new AbortController();
+      const stream = await stack
+        .client({ headers })
+        .chat.completions.create({ model: 'gpt-test', stream: true, messages: [{ role: 'user', content: 'STALL' }] }, { signal: controller.signal });
+      let received = '';
+      try {
+        for await (const chunk of stream) {
+          received += chunk.choices[0]?.delta.content ?? '';
+          if (received.length >= 4) controller.abort();
+        }
+      } catch {
+        // the SDK reports the abort
+      }
+      expect(received.length).toBeGreaterThan(0);
+      await expect.poll(() => stack.upstream.aborted.length, { timeout: 5_000 }).toBe(abortedBefore + 1);
+    }
+  });
+
+  it('answers malformed and oversized bodies with OpenAI-shaped 4xx errors', async () => {
+    const post = (body: string | Uint8Array, contentType = 'application/json') =>
+      fetch(`${stack.gateway.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': contentType }, body });
+    for (const body of ['{"model":', '', '[1,2]', '{"model":"x","messages":"hi"}']) {
+      const response = await post(body);
+      expect(response.status).toBe(400);
+      expect(((await response.json()) as { error: { type: string } }).error.type).toBe('invalid_request_error');
+    }
+    const huge = await rawRequest(stack.gateway.url, {
+      method: 'POST',
+      path: '/v1/chat/completions',
+      headers: { 'content-type': 'application/json', 'content-length': String(64 * 1024 * 1024) },
+      body: '{"model":"gpt-test","messages":[',
+    });
+    expect(huge.status).toBe(413);
+    expect((JSON.parse(huge.body) as { error: { message: string; type: string } }).error.type).toBe('invalid_request_error');
+    expect((await fetch(`${stack.gateway.url}/v1/nowhere`)).status).toBe(404);
+  });
+
+  it('passes GET /v1/models through', async () => {
+    const models = await stack.client().models.list();
+    expect(models.data.map((model) => model.id)).toEqual(['gpt-scripted']);
+  });
+
+  it('counts requests, upstream latency and errors in /metrics', async () => {
+    const text = await (await fetch(`${stack.gateway.url}/metrics`)).text();
+    expect(text).toMatch(/engram_gateway_requests_total\{route="chat.completions",status="200"\} \d+/);
+    expect(text).toMatch(/engram_gateway_upstream_latency_seconds_count \d+/);
+    expect(text).toMatch(/engram_gateway_errors_total\{kind="upstream"\} \d+/);
+    expect(text).toContain('engram_gateway_tier1_chars_injected_total');
+    expect(text).toContain('engram_gateway_memory_tool_rounds_total');
+  });
+
+  it('keeps proxying when memory is down, and /readyz names the missing dependency', async () => {
+    expect((await fetch(`${stack.gateway.url}/readyz`)).status).toBe(200);
+    await stack.memory?.stop();
+    // Every request is answered; once the gateway has noticed the outage (its background probe runs
+    // every second) requests go out as the client sent them: no memory tools.
+    await expect
+      .poll(
+        async () => {
+          const answer = await ask('hello');
+          expect(answer.choices[0]?.message.content).toBe('ok from upstream');
+          return stack.upstream.chatRequests.at(-1)?.body.tools;
+        },
+        { timeout: 10_000, interval: 200 },
+      )
+      .toBeUndefined();
+    const ready = await fetch(`${stack.gateway.url}/readyz`);
+    expect(ready.status).toBe(503);
+    expect(await ready.json()).toMatchObject({ ready: false, checks: { memory: 'down', redis: 'up' } });
+    expect((await ask('hello')).choices[0]?.message.content).toBe('ok from upstream');
+  });
+});

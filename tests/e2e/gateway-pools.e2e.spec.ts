@@ -1,0 +1,129 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contentText, startGatewayStack, type GatewayStack } from '../support/gateway-fixture.js';
+import { rawRequest } from '../support/raw-http.js';
+import type { RecordedRequest } from '../support/scripted-http.js';
+import { callTools, say, type ChatReply, type ChatRequestJson } from '../support/scripted-openai-upstream.js';
+
+/** Searches memory when asked to, then repeats the result; otherwise a plain answer. */
+function model(request: RecordedRequest): ChatReply {
+  const messages = (request.body as ChatRequestJson).messages;
+  const last = messages[messages.length - 1];
+  if (last?.role === 'tool') return say(`Found: ${contentText(last.content)}`);
+  const user = contentText(last?.content);
+  if (user.startsWith('SEARCH ')) return callTools({ name: 'memory_search', arguments: { query: user.slice(7) } });
+  return say('ok');
+}
+
+const KEYS = 'alpha-key=alpha+shared,admin-key=*';
+
+describe('gateway keys and pools', () => {
+  let stack: GatewayStack;
+  let rest: (method: string, path: string, key: string | undefined, body?: unknown, headers?: Record<string, string>) => Promise<Response>;
+
+  beforeAll(async () => {
+    stack = await startGatewayStack({ responder: model, gatewayEnv: { ENGRAM_API_KEYS: KEYS, UPSTREAM_API_KEY: 'sk-upstream' } });
+    rest = (method, path, key, body, headers = {}) =>
+      fetch(`${stack.gateway.url}${path}`, {
+        method,
+        headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      });
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  const systemOfLastUpstreamRequest = (): string => {
+    const messages = stack.upstream.chatRequests.at(-1)?.body.messages ?? [];
+    return messages[0]?.role === 'system' ? contentText(messages[0].content) : '';
+  };
+
+  it('rejects missing and unknown keys with 401, and never forwards the Engram key upstream', async () => {
+    await expect(stack.client({ apiKey: 'wrong' }).chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] })).rejects.toMatchObject({
+      status: 401,
+      error: { code: 'invalid_api_key' },
+    });
+    expect((await rest('GET', '/engram/pools/alpha/memories', undefined)).status).toBe(401);
+    expect((await rest('GET', '/v1/models', 'nope')).status).toBe(401);
+
+    await stack.client({ apiKey: 'alpha-key' }).chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
+    expect(stack.upstream.chatRequests.at(-1)?.headers.authorization).toBe('Bearer sk-upstream');
+  });
+
+  it('keeps each pool to itself: Tier 1, search and REST', async () => {
+    const stored = await rest('POST', '/engram/pools/alpha/memories', 'alpha-key', { content: 'Alpha team deploys on Fridays', type: 'USER', category: 'preference' });
+    expect(stored.status).toBe(201);
+    const entry = (await stored.json()) as { id: string; pool: string };
+    expect(entry.pool).toBe('alpha');
+
+    // The key's first pool is its default.
+    await stack.client({ apiKey: 'alpha-key' }).chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
+    expect(systemOfLastUpstreamRequest()).toContain('Alpha team deploys on Fridays');
+
+    // Another pool, chosen by path prefix, sees nothing of alpha.
+    await stack.client({ apiKey: 'admin-key', pool: 'beta' }).chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
+    expect(systemOfLastUpstreamRequest()).not.toContain('Alpha team');
+    const search = await stack.client({ apiKey: 'admin-key', pool: 'beta' }).chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'SEARCH Fridays' }] });
+    expect(search.choices[0]?.message.content).toBe('Found: No memories match "Fridays".');
+    const inAlpha = await stack.client({ apiKey: 'admin-key', headers: { 'x-engram-pool': 'alpha' } }).chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'SEARCH Fridays' }] });
+    expect(inAlpha.choices[0]?.message.content).toMatch(/^Found: Found 1:\n\[id:[^\]]+\] Alpha team deploys on Fridays/);
+
+    const betaList = (await (await rest('GET', '/engram/pools/beta/memories', 'admin-key')).json()) as { data: unknown[] };
+    expect(betaList.data).toEqual([]);
+  });
+
+  it('answers 403 for a pool the key was not granted, by path, header or REST', async () => {
+    const alpha = stack.client({ apiKey: 'alpha-key', pool: 'beta' });
+    await expect(alpha.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] })).rejects.toMatchObject({ status: 403, error: { code: 'pool_forbidden' } });
+    await expect(
+      stack.client({ apiKey: 'alpha-key', headers: { 'x-engram-pool': 'beta' } }).chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }),
+    ).rejects.toMatchObject({ status: 403 });
+    expect((await rest('GET', '/engram/pools/beta/memories', 'alpha-key')).status).toBe(403);
+    expect((await rest('GET', '/engram/pools/shared/memories', 'alpha-key')).status).toBe(200);
+  });
+
+  it('answers 400 for malformed pool names, never touching a path', async () => {
+    const chat = JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
+    const headers = { authorization: 'Bearer admin-key', 'content-type': 'application/json' };
+    for (const pool of ['UPPER', '..', '%2E%2E', '-dash', 'a'.repeat(65), 'sp%20ace', '..%2Fetc', 'a%00b']) {
+      const viaPath = await rawRequest(stack.gateway.url, { method: 'POST', path: `/pools/${pool}/v1/chat/completions`, headers, body: chat });
+      expect(viaPath.status).toBe(400);
+      expect((JSON.parse(viaPath.body) as { error: { code: string } }).error.code).toBe('invalid_pool');
+      const viaRest = await rawRequest(stack.gateway.url, { method: 'GET', path: `/engram/pools/${pool}/memories`, headers });
+      expect(viaRest.status).toBe(400);
+    }
+    const badHeader = await rest('POST', '/v1/chat/completions', 'admin-key', { model: 'm', messages: [{ role: 'user', content: 'hi' }] }, { 'x-engram-pool': '../etc' });
+    expect(badHeader.status).toBe(400);
+    expect(((await badHeader.json()) as { error: { code: string } }).error.code).toBe('invalid_pool');
+    expect((await rest('POST', '/pools/UPPER/v1/chat/completions', 'admin-key', { model: 'm', messages: [] })).status).toBe(400);
+  });
+
+  it('serves memory REST: create, search, update, soft delete, purge, tier1 and events', async () => {
+    const key = 'admin-key';
+    const created = (await (await rest('POST', '/engram/pools/gamma/memories', key, { content: 'Gamma uses PostgreSQL 16', category: 'project' })).json()) as { id: string };
+    expect((await rest('POST', '/engram/pools/gamma/memories', key, { content: '' })).status).toBe(400);
+    expect((await rest('POST', '/engram/pools/gamma/memories', key, { content: 'x', category: 'nonsense' })).status).toBe(400);
+
+    const found = (await (await rest('GET', '/engram/pools/gamma/memories?q=PostgreSQL', key)).json()) as { data: { id: string }[] };
+    expect(found.data.map((item) => item.id)).toEqual([created.id]);
+
+    const patched = await rest('PATCH', `/engram/pools/gamma/memories/${created.id}`, key, { content: 'Gamma uses PostgreSQL 17', confirmed: true });
+    expect(await patched.json()).toMatchObject({ id: created.id, content: 'Gamma uses PostgreSQL 17', isConfirmed: true });
+    expect((await rest('PATCH', '/engram/pools/gamma/memories/does-not-exist', key, { content: 'x' })).status).toBe(404);
+
+    const deleted = await rest('DELETE', `/engram/pools/gamma/memories/${created.id}`, key);
+    expect(await deleted.json()).toMatchObject({ id: created.id, isArchived: true });
+    const archived = (await (await rest('GET', '/engram/pools/gamma/memories?archived=true', key)).json()) as { data: { id: string }[] };
+    expect(archived.data.map((item) => item.id)).toContain(created.id);
+
+    const purged = await rest('DELETE', `/engram/pools/gamma/memories/${created.id}?purge=true`, key);
+    expect(await purged.json()).toMatchObject({ id: created.id, purged: true });
+
+    const tier1 = (await (await rest('GET', '/engram/pools/gamma/tier1', key)).json()) as { pool: string; block: string; seq: number };
+    expect(tier1).toMatchObject({ pool: 'gamma' });
+    const events = (await (await rest('GET', '/engram/pools/gamma/events?after=0', key)).json()) as { data: { type: string; pool: string }[] };
+    expect(events.data.map((event) => event.type)).toEqual(expect.arrayContaining(['memory.stored', 'memory.updated', 'memory.deleted', 'memory.purged']));
+    expect(events.data.every((event) => event.pool === 'gamma')).toBe(true);
+    expect(JSON.stringify(events.data)).not.toContain('PostgreSQL');
+  });
+});
