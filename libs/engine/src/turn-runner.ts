@@ -72,7 +72,8 @@ export async function runTurn<R>(
         finishReason = turn.finishReason === 'tool_calls' && !hasClientCalls ? 'stop' : (turn.finishReason ?? 'stop');
       } else if (hasClientCalls) {
         // A mixed turn: memory calls take effect, the client gets its own calls only.
-        await runCalls(deps, memoryCalls, context);
+        const results = await runCalls(deps, memoryCalls, context);
+        adapter.settleMemoryCalls?.({ text: turn.text, calls: memoryCalls, results, raw: turn.raw });
         finishReason = 'tool_calls';
       } else if (limited) {
         finishReason = 'stop';

@@ -58,6 +58,14 @@ export interface WireAdapter<TRequest> {
 
   createStreamRewriter(view: ClientView): StreamRewriter;
 
+  /**
+   * A mixed round ended the loop: its memory calls ran, but their results never reached the
+   * upstream. Formats whose upstream keeps the conversation (Responses' `previous_response_id`)
+   * keep them here and send them with the client's next request, or the upstream finds calls
+   * without outputs. Formats whose clients send the whole history need nothing.
+   */
+  settleMemoryCalls?(round: MemoryRound): void;
+
   /** The body of an error answered before anything was streamed; default: OpenAI's `{"error":{...}}`. */
   errorBody?(error: EngramHttpError): unknown;
 }

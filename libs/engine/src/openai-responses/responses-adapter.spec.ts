@@ -198,6 +198,22 @@ describe('runTurn with the Responses adapter, streaming', () => {
     expect(jobs).toEqual([expect.objectContaining({ suggestions: ['likes tabs'] })]);
   });
 
+  it('owes the memory outputs of a mixed turn to the client request that continues it', async () => {
+    await run({ model: 'gpt-5', input: 'note tabs, run ls', stream: true, tools: [{ type: 'function', name: 'shell' }] }, [
+      {
+        body: upstreamStream('resp_mixed', [
+          { type: 'call', callId: 'call_m', name: 'store_memory', args: '{"content":"Prefers tabs"}' },
+          { type: 'call', callId: 'call_c', name: 'shell', args: '{"cmd":"ls"}' },
+        ]),
+      },
+    ]);
+    const { sent } = await run(
+      { model: 'gpt-5', previous_response_id: 'resp_mixed', input: [{ type: 'function_call_output', call_id: 'call_c', output: 'a.txt' }] },
+      [{ body: JSON.stringify(response('resp_next', [{ type: 'text', text: 'done' }])) }],
+    );
+    expect((sent[0]?.input as ResponsesItem[]).map((item) => item['call_id'])).toEqual(['call_m', 'call_c']);
+  });
+
   it('sends items back without ids when store is false', async () => {
     const { sent } = await run({ model: 'gpt-5', input: 'hi', stream: true, store: false }, [
       { body: upstreamStream('resp_1', [{ type: 'reasoning', id: 'rs_1' }, { type: 'call', callId: 'call_m', name: 'memory_list', args: '{}' }]) },

@@ -6,7 +6,8 @@ import type { MemoryRound, MemoryToolDefinition, ModelTurn, ToolCall } from '../
 import type { StreamRewriter, WireAdapter } from '../wire-adapter.js';
 import { asInputItems, messageText, withoutMemoryTools } from './responses-items.js';
 import { ResponsesStreamRewriter } from './responses-stream-rewriter.js';
-import type { ResponsesItem, ResponsesRequest, ResponsesResponse } from './responses-types.js';
+import { PendingMemoryOutputs } from './responses-pending-outputs.js';
+import type { ResponsesItem, ResponsesRequest, ResponsesResponse, ResponsesRound } from './responses-types.js';
 
 /**
  * The OpenAI Responses API (`POST /v1/responses`, Codex CLI) on the engine: Tier 1 goes into
@@ -18,6 +19,8 @@ export class OpenAiResponsesAdapter implements WireAdapter<ResponsesRequest> {
   private readonly toolsCache = new WeakMap<readonly MemoryToolDefinition[], readonly unknown[]>();
   /** The tool objects `withMemory` appends: runTurn asks for client tool names after they were added. */
   private readonly memoryTools = new WeakSet<object>();
+
+  constructor(private readonly pending = new PendingMemoryOutputs()) {}
 
   upstreamPath(): string {
     return '/responses';
@@ -83,6 +86,8 @@ export class OpenAiResponsesAdapter implements WireAdapter<ResponsesRequest> {
 
   withMemory(request: ResponsesRequest, memory: { readonly tier1Block: string; readonly tools: readonly MemoryToolDefinition[] }): ResponsesRequest {
     const next: ResponsesRequest = { ...request };
+    const owed = typeof request.previous_response_id === 'string' ? this.pending.owedTo(request.previous_response_id) : [];
+    if (owed.length > 0) next.input = [...owed, ...inputItems(request.input)];
     if (memory.tier1Block !== '') {
       const instructions = request.instructions;
       next.instructions = typeof instructions === 'string' && instructions !== '' ? `${instructions}\n\n${memory.tier1Block}` : memory.tier1Block;
@@ -92,16 +97,18 @@ export class OpenAiResponsesAdapter implements WireAdapter<ResponsesRequest> {
   }
 
   withMemoryRound(request: ResponsesRequest, round: MemoryRound): ResponsesRequest {
-    const input: ResponsesItem[] =
-      typeof request.input === 'string' ? [{ role: 'user', content: request.input }] : [...(request.input ?? [])];
-    const output = Array.isArray(round.raw)
-      ? (round.raw as ResponsesItem[])
+    const input = inputItems(request.input);
+    const output = isRound(round.raw)
+      ? round.raw.items
       : [
           ...(round.text === '' ? [] : [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: round.text }] }]),
           ...round.calls.map((call) => ({ type: 'function_call', call_id: call.id, name: call.name, arguments: call.arguments })),
         ];
-    const results = round.results.map((result) => ({ type: 'function_call_output', call_id: result.callId, output: result.content }));
-    return { ...request, input: [...input, ...asInputItems(output, request.store), ...results] };
+    return { ...request, input: [...input, ...asInputItems(output, request.store), ...outputItems(round)] };
+  }
+
+  settleMemoryCalls(round: MemoryRound): void {
+    if (isRound(round.raw) && round.raw.responseId !== undefined) this.pending.keep(round.raw.responseId, outputItems(round));
   }
 
   serializeRequest(request: ResponsesRequest): string {
@@ -118,7 +125,7 @@ export class OpenAiResponsesAdapter implements WireAdapter<ResponsesRequest> {
       text: output.map((item) => (item.type === 'message' ? messageText(item) : '')).join(''),
       toolCalls,
       finishReason: toolCalls.length > 0 ? 'tool_calls' : response.status === 'incomplete' ? 'length' : 'stop',
-      raw: output,
+      raw: { responseId: response.id, items: output } satisfies ResponsesRound,
     };
   }
 
@@ -160,4 +167,16 @@ export class OpenAiResponsesAdapter implements WireAdapter<ResponsesRequest> {
     this.toolsCache.set(tools, rendered);
     return rendered;
   }
+}
+
+function inputItems(input: ResponsesRequest['input']): ResponsesItem[] {
+  return typeof input === 'string' ? [{ role: 'user', content: input }] : [...(input ?? [])];
+}
+
+function outputItems(round: MemoryRound): ResponsesItem[] {
+  return round.results.map((result) => ({ type: 'function_call_output', call_id: result.callId, output: result.content }));
+}
+
+function isRound(raw: unknown): raw is ResponsesRound {
+  return typeof raw === 'object' && raw !== null && Array.isArray((raw as ResponsesRound).items);
 }

@@ -3,7 +3,7 @@ import { addUsage } from '../openai-chat/usage.js';
 import type { ModelTurn, ToolCall } from '../turn.js';
 import type { SseMessage, StreamRewriter } from '../wire-adapter.js';
 import { withoutMemoryTools } from './responses-items.js';
-import type { ResponsesItem, ResponsesResponse } from './responses-types.js';
+import type { ResponsesItem, ResponsesResponse, ResponsesRound } from './responses-types.js';
 
 /** One upstream output item of the current round. */
 interface ItemState {
@@ -106,7 +106,7 @@ export class ResponsesStreamRewriter implements StreamRewriter {
       text: this.text,
       toolCalls,
       finishReason: toolCalls.length > 0 ? 'tool_calls' : status === 'incomplete' ? 'length' : this.terminal ? 'stop' : null,
-      raw: states.map((state) => state.item),
+      raw: { responseId: this.terminal?.response.id, items: states.map((state) => state.item) } satisfies ResponsesRound,
     };
     this.items = new Map();
     this.text = '';

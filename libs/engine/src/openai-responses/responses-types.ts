@@ -22,3 +22,9 @@ export interface ResponsesResponse {
   usage?: Record<string, unknown> | null;
   [field: string]: unknown;
 }
+
+/** A round's output as `ModelTurn.raw`: the items, and the id of the response that holds them upstream. */
+export interface ResponsesRound {
+  readonly responseId: string | undefined;
+  readonly items: readonly ResponsesItem[];
+}
