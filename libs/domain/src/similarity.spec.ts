@@ -63,3 +63,23 @@ describe('mostSimilar', () => {
     expect(mostSimilar('something unrelated entirely', candidates, (c) => c)).toBeNull();
   });
 });
+
+describe('near-duplicates need coverage, not only likeness', () => {
+  const text = (item: string) => item;
+
+  it('does not group facts that differ in one number', () => {
+    const items = ['Tests of the gateway fail when fixture 4 is missing', 'Tests of the gateway fail when fixture 74 is missing'];
+    expect(textSimilarity(items[0] ?? '', items[1] ?? '')).toBeGreaterThanOrEqual(NEAR_DUPLICATE_SIMILARITY);
+    expect(groupNearDuplicates(items, { text })).toEqual([]);
+  });
+
+  it('groups a fact with a fuller wording of it', () => {
+    const items = ['Feature flag 6 gates the new gateway flow', 'Note: feature flag 6 gates the new gateway flow'];
+    expect(groupNearDuplicates(items, { text })).toEqual([items]);
+  });
+
+  it('finds no covering entry for a text that adds a detail', () => {
+    expect(mostSimilar('The gateway listens on port 8080 with TLS', ['The gateway listens on port 8080'], text)).toBeNull();
+    expect(mostSimilar('The gateway listens on port 8080', ['The gateway listens on port 8080 with TLS'], text, 0.6)).not.toBeNull();
+  });
+});

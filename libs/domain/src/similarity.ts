@@ -16,9 +16,15 @@ export function contentTokens(text: string): string[] {
     .filter((token) => token.length > 0 && !STOPWORDS.has(token));
 }
 
+/** A crude stem, so "prefers"/"prefer" and "crashed"/"crash" count as one word when checking coverage. */
+function stem(token: string): string {
+  return token.length > 4 ? token.replace(/(?:ing|ed|es|s)$/, '') : token;
+}
+
 /** A text prepared once for many comparisons. */
 export interface TextFingerprint {
   readonly tokens: ReadonlySet<string>;
+  readonly stems: ReadonlySet<string>;
   readonly shingles: ReadonlySet<string>;
 }
 
@@ -27,7 +33,17 @@ export function fingerprint(text: string): TextFingerprint {
   const joined = ` ${tokens.join(' ')} `;
   const shingles = new Set<string>();
   for (let i = 0; i + SHINGLE <= joined.length; i++) shingles.add(joined.slice(i, i + SHINGLE));
-  return { tokens: new Set(tokens), shingles };
+  return { tokens: new Set(tokens), stems: new Set(tokens.map(stem)), shingles };
+}
+
+function isSubset(small: ReadonlySet<string>, large: ReadonlySet<string>): boolean {
+  for (const item of small) if (!large.has(item)) return false;
+  return true;
+}
+
+/** True when every word of `a` (stemmed) is in `b`: b says at least what a says. */
+export function covers(b: TextFingerprint, a: TextFingerprint): boolean {
+  return isSubset(a.stems, b.stems);
 }
 
 function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
@@ -50,8 +66,17 @@ export function textSimilarity(a: string, b: string): number {
   return fingerprintSimilarity(fingerprint(a), fingerprint(b));
 }
 
-/** Two texts at or above this say the same fact in other words. */
+/** Two texts at or above this look alike; they are near-duplicates only if one also covers the other. */
 export const NEAR_DUPLICATE_SIMILARITY = 0.75;
+
+/**
+ * Near-duplicates: alike, and one says everything the other says. Similarity alone would merge
+ * "fails without fixture 4" with "fails without fixture 74": alike, yet two facts. Requiring
+ * coverage means keeping the fuller wording of a group loses nothing.
+ */
+export function isNearDuplicate(a: TextFingerprint, b: TextFingerprint, threshold = NEAR_DUPLICATE_SIMILARITY): boolean {
+  return fingerprintSimilarity(a, b) >= threshold && (covers(a, b) || covers(b, a));
+}
 
 export interface NearDuplicateOptions<T> {
   readonly text: (item: T) => string;
@@ -62,8 +87,9 @@ export interface NearDuplicateOptions<T> {
 
 /**
  * Groups of two or more near-duplicates, in input order. An item joins the first group whose
- * every member it resembles (complete linkage), so a chain A~B~C of drifting texts does not
- * collapse A and C together.
+ * every member it is a near-duplicate of (complete linkage), so a chain A~B~C of drifting texts
+ * does not collapse A and C together. Within a group the member with the most words covers all
+ * the others (coverage is an inclusion chain).
  */
 export function groupNearDuplicates<T>(items: readonly T[], options: NearDuplicateOptions<T>): T[][] {
   const threshold = options.threshold ?? NEAR_DUPLICATE_SIMILARITY;
@@ -74,7 +100,7 @@ export function groupNearDuplicates<T>(items: readonly T[], options: NearDuplica
     const print = fingerprint(options.text(item));
     const home = groups.find(
       (group) =>
-        group.key === itemKey && group.members.every((member) => fingerprintSimilarity(member.print, print) >= threshold),
+        group.key === itemKey && group.members.every((member) => isNearDuplicate(member.print, print, threshold)),
     );
     if (home) home.members.push({ item, print });
     else groups.push({ key: itemKey, members: [{ item, print }] });
@@ -82,7 +108,10 @@ export function groupNearDuplicates<T>(items: readonly T[], options: NearDuplica
   return groups.filter((group) => group.members.length > 1).map((group) => group.members.map((member) => member.item));
 }
 
-/** The most similar candidate at or above the threshold, if any. */
+/**
+ * The candidate that already says what `text` says: the most similar one at or above the
+ * threshold that covers every word of `text`. Null when the text adds something new.
+ */
 export function mostSimilar<T>(
   text: string,
   candidates: readonly T[],
@@ -92,8 +121,9 @@ export function mostSimilar<T>(
   const print = fingerprint(text);
   let best: { item: T; similarity: number } | null = null;
   for (const item of candidates) {
-    const similarity = fingerprintSimilarity(print, fingerprint(candidateText(item)));
-    if (similarity >= threshold && (!best || similarity > best.similarity)) best = { item, similarity };
+    const other = fingerprint(candidateText(item));
+    const similarity = fingerprintSimilarity(print, other);
+    if (similarity >= threshold && covers(other, print) && (!best || similarity > best.similarity)) best = { item, similarity };
   }
   return best;
 }

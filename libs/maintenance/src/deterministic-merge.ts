@@ -1,10 +1,15 @@
-import { groupNearDuplicates, type MemoryEntry } from '@engram/domain';
+import { contentTokens, groupNearDuplicates, type MemoryEntry } from '@engram/domain';
 import type { ConsolidationPlan, PlannedMerge } from './consolidation-plan.js';
 
-/** The entry whose wording survives a merge: confirmed by a person first, then the most detailed, then the newest. */
+/**
+ * The entry whose wording survives a merge: the one with the most words, which covers the others
+ * (see groupNearDuplicates); among equals, one a person confirmed, then the longest, then the newest.
+ */
 function representative(group: readonly MemoryEntry[]): MemoryEntry {
+  const words = new Map(group.map((entry) => [entry.id, new Set(contentTokens(entry.content)).size]));
   const ranked = [...group].sort(
     (a, b) =>
+      (words.get(b.id) ?? 0) - (words.get(a.id) ?? 0) ||
       Number(b.isConfirmed) - Number(a.isConfirmed) ||
       b.content.length - a.content.length ||
       b.updatedAt.localeCompare(a.updatedAt) ||
