@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -124,7 +124,8 @@ describe('npm start: the three services on this machine, without Docker', () => 
     const { env, ports } = await servicesEnv(redis.url, dataDir);
     supervisor = Supervisor.start('npm', ['start'], env, repoRoot);
 
-    await supervisor.waitFor(/gateway started \(pid \d+\)/, 90_000);
+    // npm start builds first (tsc -b: up to date after `npm test`'s build, but it still checks).
+    await supervisor.waitFor(/gateway started \(pid \d+\)/, 150_000);
     await waitForHttp(`http://127.0.0.1:${ports.MEMORY_HEALTH_PORT}/healthz`, 30_000);
     await waitForHttp(`http://127.0.0.1:${ports.WORKER_HEALTH_PORT}/healthz`, 30_000);
     await waitForHttp(`http://127.0.0.1:${ports.GATEWAY_PORT}/healthz`, 30_000);
@@ -145,14 +146,19 @@ describe('npm start: the three services on this machine, without Docker', () => 
     await supervisor.waitFor(/stopped$/m, 30_000);
     expect(pids.filter(isAlive)).toEqual([]);
     await expect(fetch(`http://127.0.0.1:${ports.GATEWAY_PORT}/healthz`)).rejects.toThrow();
-  });
+  }, 180_000);
 
   it('npm run start:memory starts the memory service alone', async () => {
+    // The script builds, then runs exactly this; the build is what `npm start` above already did.
+    const scripts = (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+    for (const service of ['memory', 'worker', 'gateway']) {
+      expect(scripts[`start:${service}`]).toBe(`npm run build && node ops/start.mjs ${service}`);
+    }
     redis = await startRedis();
     const dataDir = mkdtempSync(join(tmpdir(), 'engram-start-data-'));
     dirs.push(dataDir);
     const { env, ports } = await servicesEnv(redis.url, dataDir);
-    supervisor = Supervisor.start('npm', ['run', 'start:memory'], env, repoRoot);
+    supervisor = Supervisor.start(process.execPath, [join(repoRoot, 'ops/start.mjs'), 'memory'], env, repoRoot);
 
     await waitForHttp(`http://127.0.0.1:${ports.MEMORY_HEALTH_PORT}/healthz`, 60_000);
     expect(supervisor.pidsOf('memory')).toHaveLength(1);
