@@ -1,6 +1,7 @@
 import { MemoryPattern } from '@engram/contracts';
 import { DECAY_SCHEDULER_ID, JobName, QueueName } from '@engram/jobs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startWorker } from '../support/stack.js';
 import { startWorkerStack, type WorkerStack } from './worker-stack.js';
 
 const user = 'user' as const;
@@ -157,6 +158,19 @@ describe('worker jobs against the real memory service', () => {
     await expect
       .poll(async () => (await stack.queue(QueueName.Categorize).getJob('categorize-bad-pool'))?.attemptsMade, { timeout: 10_000 })
       .toBe(2);
+  });
+
+  it('serves only the queues WORKER_QUEUES names, and refuses to boot on an unknown one', async () => {
+    const decayOnly = await startWorker({ ...stack.workerEnv, WORKER_QUEUES: QueueName.Decay });
+    try {
+      const counts = (await (await fetch(`http://127.0.0.1:${decayOnly.healthPort}/queues`)).json()) as Record<string, unknown>;
+      expect(Object.keys(counts)).toEqual([QueueName.Decay]);
+    } finally {
+      await decayOnly.stop();
+    }
+    await expect(startWorker({ ...stack.workerEnv, WORKER_QUEUES: 'engram-decay,no-such-queue' }, { timeoutMs: 10_000 })).rejects.toThrow(
+      /unknown queues: no-such-queue/,
+    );
   });
 
   it('is ready when redis and memory answer', async () => {
