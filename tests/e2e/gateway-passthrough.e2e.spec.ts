@@ -103,7 +103,7 @@ describe('gateway pass-through and failures (openai SDK client)', () => {
   it('answers 502 when the upstream drops the connection and 504 when it does not answer in time', async () => {
     await expect(ask('DROP')).rejects.toMatchObject({ status: 502, error: { code: 'upstream_unavailable' } });
     const slow = new OpenAI({ baseURL: `${slowGateway.url}/v1`, apiKey: 'sk-client', maxRetries: 0 });
-    for (const headers of [{}, { 'x-engram-memory': 'off' }]) {
+    for (const headers of [{}, { 'x-engram-memory': 'off' }] as Record<string, string>[]) {
       const failure = await slow.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'HANG' }] }, { headers }).catch((error: unknown) => error);
       expect(failure).toBeInstanceOf(APIError);
       expect((failure as APIError).status).toBe(504);
@@ -113,7 +113,7 @@ describe('gateway pass-through and failures (openai SDK client)', () => {
   });
 
   it('aborts the upstream request when the client disconnects mid-stream', async () => {
-    for (const headers of [{}, { 'x-engram-memory': 'off' }]) {
+    for (const headers of [{}, { 'x-engram-memory': 'off' }] as Record<string, string>[]) {
       const abortedBefore = stack.upstream.aborted.length;
       const controller = new AbortController();
       const stream = await stack

@@ -1,0 +1,259 @@
+import { MemoryError, MemoryPattern, type MemoryContract } from '@engram/contracts';
+import type { MemoryEntry } from '@engram/domain';
+import type { ExtractExchangeData } from '@engram/jobs';
+import { describe, expect, it } from 'vitest';
+import { MEMORY_LIMIT_MESSAGE, MEMORY_TOOLS } from '../memory-tools.js';
+import { MemoryToolExecutor } from '../memory-tool-executor.js';
+import type { ClientSink, MemoryPort, UpstreamPort, UpstreamReply } from '../ports.js';
+import { runTurn } from '../turn-runner.js';
+import { OpenAiChatAdapter } from './chat-adapter.js';
+import type { ChatRequest } from './chat-types.js';
+
+// ---- scripted model replies, shaped like api.openai.com's ----
+
+interface Script {
+  readonly text?: string[];
+  readonly calls?: { id: string; name: string; args: string }[];
+  readonly finish?: string;
+  readonly usage?: number;
+}
+
+function streamOf(script: Script, id: string): string {
+  const base = { id, object: 'chat.completion.chunk', created: 1, model: 'm' };
+  const frames: unknown[] = [{ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: script.text ? '' : null }, finish_reason: null }] }];
+  for (const piece of script.text ?? []) frames.push({ ...base, choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] });
+  (script.calls ?? []).forEach((call, index) => {
+    frames.push({ ...base, choices: [{ index: 0, delta: { tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }, finish_reason: null }] });
+    for (let i = 0; i < call.args.length; i += 5) {
+      frames.push({ ...base, choices: [{ index: 0, delta: { tool_calls: [{ index, function: { arguments: call.args.slice(i, i + 5) } }] }, finish_reason: null }] });
+    }
+  });
+  frames.push({ ...base, choices: [{ index: 0, delta: {}, finish_reason: script.finish ?? (script.calls ? 'tool_calls' : 'stop') }] });
+  if (script.usage) frames.push({ ...base, choices: [], usage: { prompt_tokens: script.usage, completion_tokens: 1, total_tokens: script.usage + 1 } });
+  return `${frames.map((frame) => `data: ${JSON.stringify(frame)}\n\n`).join('')}data: [DONE]\n\n`;
+}
+
+function completionOf(script: Script, id: string): string {
+  const calls = script.calls?.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.args } }));
+  return JSON.stringify({
+    id,
+    object: 'chat.completion',
+    choices: [{ index: 0, message: { role: 'assistant', content: script.text ? script.text.join('') : null, ...(calls ? { tool_calls: calls } : {}) }, finish_reason: script.finish ?? (calls ? 'tool_calls' : 'stop') }],
+    usage: { prompt_tokens: script.usage ?? 10, completion_tokens: 1, total_tokens: (script.usage ?? 10) + 1 },
+  });
+}
+
+/** An upstream that answers each call with the next script, in small network chunks, and records request bodies. */
+function scriptedUpstream(scripts: Script[]): UpstreamPort & { bodies: ChatRequest[] } {
+  const bodies: ChatRequest[] = [];
+  return {
+    bodies,
+    post: async (_path, body): Promise<UpstreamReply> => {
+      const request = JSON.parse(String(body)) as ChatRequest;
+      bodies.push(request);
+      const script = scripts[bodies.length - 1] ?? { text: ['(no script)'] };
+      const text = request.stream ? streamOf(script, `chatcmpl-${bodies.length}`) : completionOf(script, `chatcmpl-${bodies.length}`);
+      const bytes = new TextEncoder().encode(text);
+      return {
+        status: 200,
+        headers: { 'content-type': request.stream ? 'text/event-stream' : 'application/json' },
+        body: (async function* () {
+          for (let i = 0; i < bytes.length; i += 37) yield bytes.slice(i, i + 37);
+        })(),
+      };
+    },
+  };
+}
+
+function recordingSink(): ClientSink & { written: string; status: number; body: string } {
+  const sink = {
+    written: '',
+    status: 0,
+    body: '',
+    started: false,
+    signal: new AbortController().signal,
+    respond(status: number, _headers: unknown, body: string | Uint8Array) {
+      sink.status = status;
+      sink.body = String(body);
+    },
+    startStream(status: number) {
+      sink.status = status;
+      sink.started = true;
+    },
+    write(chunk: string | Uint8Array) {
+      sink.written += String(chunk);
+      return Promise.resolve();
+    },
+    end() {},
+    abort() {},
+  };
+  return sink;
+}
+
+function entry(id: string, content: string): MemoryEntry {
+  return { id, pool: 'p', type: 'MEMORY', category: null, content, confidence: 1, createdAt: '', updatedAt: '', lastReferenced: null, referenceCount: 0, isConfirmed: false, isArchived: false, source: 'llm', supersededBy: null, supersedes: [] };
+}
+
+/** A memory service double: stores in a list, searches by substring. */
+function fakeMemory(): MemoryPort & { entries: MemoryEntry[]; calls: string[] } {
+  const entries: MemoryEntry[] = [];
+  const calls: string[] = [];
+  return {
+    entries,
+    calls,
+    call: (async (pattern: keyof MemoryContract, request: never) => {
+      calls.push(pattern);
+      const r = request as { content?: string; query?: string; id?: string };
+      switch (pattern) {
+        case MemoryPattern.Store: {
+          const stored = entry(`m${entries.length + 1}`, r.content ?? '');
+          entries.push(stored);
+          return stored;
+        }
+        case MemoryPattern.Search:
+          return entries.filter((e) => e.content.includes(r.query ?? '')).map((e) => ({ entry: e, score: 1, effectiveConfidence: 0.94 }));
+        case MemoryPattern.Delete: {
+          const found = entries.find((e) => e.id === r.id);
+          if (!found) throw new MemoryError('not_found', `no memory ${r.id}`);
+          return { ...found, isArchived: true };
+        }
+        default:
+          throw new MemoryError('unavailable', 'not scripted');
+      }
+    }) as MemoryPort['call'],
+  };
+}
+
+async function run(request: ChatRequest, scripts: Script[], maxIterations = 3) {
+  const adapter = new OpenAiChatAdapter();
+  const upstream = scriptedUpstream(scripts);
+  const memory = fakeMemory();
+  const jobs: ExtractExchangeData[] = [];
+  const sink = recordingSink();
+  const withMemory = adapter.withMemory(adapter.parseRequest(request), { tier1Block: '<engram-memory>\nfacts\n</engram-memory>', tools: MEMORY_TOOLS });
+  await runTurn(adapter, withMemory, { pool: 'p', requestId: 'req-1' }, {
+    upstream,
+    tools: new MemoryToolExecutor(memory),
+    extraction: { enqueue: (job) => jobs.push(job) },
+    maxIterations,
+  }, sink);
+  const frames = sink.written
+    .split('\n\n')
+    .filter((frame) => frame.startsWith('data: '))
+    .map((frame) => frame.slice(6));
+  const chunks = frames.filter((data) => data !== '[DONE]').map((data) => JSON.parse(data) as { id: string; choices: { delta: Record<string, unknown>; finish_reason: string | null }[]; usage?: { total_tokens: number } });
+  const text = chunks.map((chunk) => String(chunk.choices[0]?.delta['content'] ?? '')).join('');
+  return { upstream, memory, jobs, sink, frames, chunks, text };
+}
+
+const search = (query: string, id = 'call_m') => ({ id, name: 'memory_search', args: JSON.stringify({ query }) });
+const user = (content: string, extra: Partial<ChatRequest> = {}): ChatRequest => ({ model: 'm', messages: [{ role: 'user', content }], ...extra });
+
+describe('runTurn with the OpenAI Chat adapter, streaming', () => {
+  it('runs a memory round and streams on in the same response, memory hidden', async () => {
+    const { upstream, chunks, text, frames } = await run(user('what shell?', { stream: true, stream_options: { include_usage: true } }), [
+      { text: ['Let me look. '], calls: [search('shell')], usage: 100 },
+      { text: ['You use ', 'zsh.'], usage: 200 },
+    ]);
+    expect(text).toBe('Let me look. You use zsh.');
+    expect(chunks.every((chunk) => chunk.id === 'chatcmpl-1')).toBe(true);
+    expect(chunks.filter((chunk) => chunk.choices[0]?.delta['role']).length).toBe(1);
+    expect(chunks.some((chunk) => chunk.choices[0]?.delta['tool_calls'])).toBe(false);
+    expect(chunks.map((chunk) => chunk.choices[0]?.finish_reason).filter(Boolean)).toEqual(['stop']);
+    expect(chunks.at(-1)?.usage?.total_tokens).toBe(302);
+    expect(frames.at(-1)).toBe('[DONE]');
+    expect(upstream.bodies[1]?.messages.slice(-2)).toEqual([
+      { role: 'assistant', content: 'Let me look. ', tool_calls: [{ id: 'call_m', type: 'function', function: { name: 'memory_search', arguments: '{"query":"shell"}' } }] },
+      { role: 'tool', tool_call_id: 'call_m', content: 'No memories match "shell".' },
+    ]);
+  });
+
+  it('keeps client calls, renumbered, and drops memory calls in a mixed turn', async () => {
+    const tools = [{ type: 'function', function: { name: 'get_weather', parameters: {} } }];
+    const { upstream, memory, chunks } = await run(user('store and weather', { stream: true, tools }), [
+      { calls: [{ id: 'c1', name: 'store_memory', args: '{"content":"likes rain"}' }, { id: 'c2', name: 'get_weather', args: '{"city":"Oslo"}' }] },
+    ]);
+    const toolDeltas = chunks.flatMap((chunk) => (chunk.choices[0]?.delta['tool_calls'] as { index: number; id?: string; function: { name?: string; arguments?: string } }[] | undefined) ?? []);
+    expect(toolDeltas.every((delta) => delta.index === 0)).toBe(true);
+    expect(toolDeltas[0]).toMatchObject({ id: 'c2', function: { name: 'get_weather' } });
+    expect(toolDeltas.map((delta) => delta.function.arguments ?? '').join('')).toBe('{"city":"Oslo"}');
+    expect(chunks.map((chunk) => chunk.choices[0]?.finish_reason).filter(Boolean)).toEqual(['tool_calls']);
+    expect(memory.entries.map((e) => e.content)).toEqual(['likes rain']);
+    expect(upstream.bodies).toHaveLength(1);
+  });
+
+  it('caps the rounds, tells the model, and finishes with stop even if it insists', async () => {
+    const { upstream, text, chunks } = await run(user('loop', { stream: true }), [
+      { calls: [search('a', 'c1')] },
+      { calls: [search('b', 'c2')] },
+      { calls: [search('c', 'c3')] },
+      { calls: [search('d', 'c4')] },
+    ], 2);
+    expect(upstream.bodies).toHaveLength(4);
+    expect(upstream.bodies[3]?.messages.at(-1)).toEqual({ role: 'tool', tool_call_id: 'c3', content: MEMORY_LIMIT_MESSAGE });
+    expect(text).toBe('');
+    expect(chunks.map((chunk) => chunk.choices[0]?.finish_reason).filter(Boolean)).toEqual(['stop']);
+  });
+
+  it('strips markers split across chunks and hands them to extraction', async () => {
+    const { text, jobs } = await run(user('hi', { stream: true }), [{ text: ['Ok <MEMORY', '_SUGGEST>uses ', 'vim</MEMORY_SUG', 'GEST>done'] }]);
+    expect(text).toBe('Ok done');
+    expect(jobs).toEqual([{ pool: 'p', suggestions: ['uses vim'], exchange: { user: 'hi', assistant: 'Ok done' }, requestId: 'req-1' }]);
+  });
+});
+
+describe('runTurn with the OpenAI Chat adapter, not streaming', () => {
+  it('answers with one ordinary completion: text of all rounds, summed usage, memory hidden', async () => {
+    const { sink, upstream, memory } = await run(user('remember I use zsh'), [
+      { text: ['Saving. '], calls: [{ id: 'c1', name: 'store_memory', args: '{"content":"uses zsh","type":"USER"}' }], usage: 10 },
+      { text: ['Done <MEMORY_SUGGEST>x</MEMORY_SUGGEST>.'], usage: 20 },
+    ]);
+    const body = JSON.parse(sink.body) as { id: string; choices: { message: { content: string; tool_calls?: unknown }; finish_reason: string }[]; usage: { total_tokens: number } };
+    expect(sink.status).toBe(200);
+    expect(body.id).toBe('chatcmpl-1');
+    expect(body.choices[0]?.message.content).toBe('Saving. Done .');
+    expect(body.choices[0]?.message.tool_calls).toBeUndefined();
+    expect(body.choices[0]?.finish_reason).toBe('stop');
+    expect(body.usage.total_tokens).toBe(32);
+    expect(memory.entries[0]?.content).toBe('uses zsh');
+    expect(upstream.bodies[1]?.messages.at(-1)).toEqual({ role: 'tool', tool_call_id: 'c1', content: 'Stored [id:m1] uses zsh' });
+  });
+
+  it('answers malformed and failing memory calls with readable errors', async () => {
+    const { upstream } = await run(user('x'), [
+      { calls: [{ id: 'c1', name: 'memory_delete', args: '{"id":' }, { id: 'c2', name: 'memory_delete', args: '{"id":"nope"}' }, { id: 'c3', name: 'memory_search', args: '{"limit":"many"}' }] },
+      { text: ['ok'] },
+    ]);
+    const results = upstream.bodies[1]?.messages.slice(-3).map((message) => String(message.content));
+    expect(results?.[0]).toMatch(/^Error: the arguments of memory_delete are not valid JSON/);
+    expect(results?.[1]).toMatch(/^Error: no memory nope/);
+    expect(results?.[2]).toMatch(/^Error: invalid arguments for memory_search \(query: .*limit: /);
+  });
+});
+
+describe('OpenAiChatAdapter.withMemory', () => {
+  const adapter = new OpenAiChatAdapter();
+  const block = '<engram-memory>\nfacts\n</engram-memory>';
+
+  it("appends Tier 1 to the client's system prompt and the memory tools after the client's tools", () => {
+    const request = adapter.parseRequest({ model: 'm', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'hi' }], tools: [{ type: 'function', function: { name: 'mine' } }], extra: 1 });
+    const injected = adapter.withMemory(request, { tier1Block: block, tools: MEMORY_TOOLS });
+    expect(injected.messages[0]).toEqual({ role: 'system', content: `Be brief.\n\n${block}` });
+    expect(injected.tools?.map((tool) => (tool as { function: { name: string } }).function.name)).toEqual(['mine', ...MEMORY_TOOLS.map((tool) => tool.name)]);
+    expect(injected['extra']).toBe(1);
+    expect(adapter.clientToolNames(injected)).toEqual(new Set(['mine']));
+    expect(JSON.stringify(adapter.withMemory(request, { tier1Block: block, tools: MEMORY_TOOLS }))).toBe(JSON.stringify(injected));
+    expect(request.messages[0]).toEqual({ role: 'system', content: 'Be brief.' });
+  });
+
+  it('adds a system message when the client sent none, and nothing when Tier 1 is empty', () => {
+    const request = adapter.parseRequest({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
+    expect(adapter.withMemory(request, { tier1Block: block, tools: [] }).messages[0]).toEqual({ role: 'system', content: block });
+    expect(adapter.withMemory(request, { tier1Block: '', tools: [] }).messages).toEqual(request.messages);
+  });
+
+  it('rejects bodies it cannot work with', () => {
+    expect(() => adapter.parseRequest([])).toThrow(/JSON object/);
+    expect(() => adapter.parseRequest({ messages: 'hi' })).toThrow(/messages/);
+  });
+});
