@@ -5,7 +5,7 @@
  */
 import { ClientProxyFactory, Transport } from '@nestjs/microservices';
 import { MemoryClient, MemoryPattern } from '@engram/contracts';
-import { jobOptionsFor, JobName, QueueName, type JobItem } from '@engram/jobs';
+import { jobOptionsFor, JobName, QueueName, workerOptionsFor, type JobItem } from '@engram/jobs';
 import { Queue, QueueEvents } from 'bullmq';
 import { startRedis } from '../tests/support/redis.js';
 import { startMemory, startWorker } from '../tests/support/stack.js';
@@ -99,7 +99,7 @@ export async function run(): Promise<BenchRow[]> {
     return [
       {
         suite: 'worker',
-        metric: 'categorize jobs/s (steady state, 1 worker, concurrency 8)',
+        metric: `categorize jobs/s (steady state, 1 worker, concurrency ${workerOptionsFor(QueueName.Categorize).concurrency})`,
         value: steadyJobsPerSecond,
         unit: 'jobs/s',
         note: `${CATEGORIZE_JOBS} jobs from the outbox; each = Get + Categorize RPC (fsynced event); ${categorized} of ${CATEGORIZE_JOBS / 8} in pool cat-0 categorized`,
