@@ -14,7 +14,7 @@ describe('scripted Anthropic upstream, driven by @anthropic-ai/sdk', () => {
 
   beforeAll(async () => {
     upstream = await ScriptedAnthropicUpstream.start({ apiKey: 'sk-ant-test' });
-    client = new Anthropic({ baseURL: upstream.url, apiKey: 'sk-ant-test', maxRetries: 0 });
+    client = new Anthropic({ baseURL: upstream.url, apiKey: 'sk-ant-test', authToken: null, maxRetries: 0 });
   });
   afterAll(() => upstream.close());
 
@@ -54,8 +54,26 @@ describe('scripted Anthropic upstream, driven by @anthropic-ai/sdk', () => {
       error: { type: 'rate_limit_error', message: 'slow down' },
     });
 
-    const wrongKey = new Anthropic({ baseURL: upstream.url, apiKey: 'nope', maxRetries: 0 });
+    const wrongKey = new Anthropic({ baseURL: upstream.url, apiKey: 'nope', authToken: null, maxRetries: 0 });
     await expect(wrongKey.messages.create(ask)).rejects.toBeInstanceOf(Anthropic.AuthenticationError);
+  });
+
+  it('rejects conversations the real API rejects: a tool_use without its tool_result, an empty text block', async () => {
+    const dangling = await client.messages
+      .create({
+        ...ask,
+        messages: [
+          { role: 'user', content: 'hi' },
+          { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'x', input: {} }] },
+          { role: 'user', content: 'go on' },
+        ],
+      })
+      .catch((caught: unknown) => caught);
+    expect(dangling).toBeInstanceOf(Anthropic.BadRequestError);
+    const empty = await client.messages
+      .create({ ...ask, messages: [{ role: 'user', content: [{ type: 'text', text: ' ' }] }] })
+      .catch((caught: unknown) => caught);
+    expect(empty).toBeInstanceOf(Anthropic.BadRequestError);
   });
 
   it('fails a stream with an error event the SDK raises', async () => {

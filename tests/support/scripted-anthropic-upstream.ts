@@ -117,6 +117,8 @@ export class ScriptedAnthropicUpstream {
     }
     const refusal = this.checkHeaders(request);
     if (refusal) return sendError(response, refusal.status, refusal.errorType, refusal.message);
+    const invalid = conversationProblem(request.body['messages']);
+    if (invalid) return sendError(response, 400, 'invalid_request_error', invalid);
     if (path === '/v1/messages/count_tokens') {
       response.writeHead(200, { 'content-type': 'application/json' });
       response.end(JSON.stringify({ input_tokens: roughTokens([request.body['system'], request.body['messages'], request.body['tools']]) }));
@@ -270,6 +272,46 @@ function buildMessage(reply: Extract<AnthropicReply, { kind: 'message' }>, model
       service_tier: 'standard',
     },
   };
+}
+
+/**
+ * The conversation rules the real API enforces and a proxy running a hidden tool loop can break:
+ * every tool_use answered by a tool_result in the very next message, no tool_result without its
+ * tool_use, no empty or whitespace-only text block. Returns the API's complaint, or undefined.
+ */
+function conversationProblem(messages: unknown): string | undefined {
+  if (!Array.isArray(messages)) return 'messages: Field required';
+  type Block = { type?: string; id?: string; tool_use_id?: string; text?: unknown };
+  const blocksOf = (message: unknown): Block[] => {
+    const content = (message as { content?: unknown }).content;
+    return Array.isArray(content) ? (content as Block[]) : [];
+  };
+  for (const [index, message] of messages.entries()) {
+    const blocks = blocksOf(message);
+    for (const block of blocks) {
+      if (block.type === 'text' && (typeof block.text !== 'string' || block.text.trim() === '')) {
+        return `messages.${index}: text content blocks must contain non-whitespace text`;
+      }
+    }
+    const previous = index > 0 ? messages[index - 1] : undefined;
+    const offered = new Set(
+      (previous && (previous as { role?: string }).role === 'assistant' ? blocksOf(previous) : [])
+        .filter((block) => block.type === 'tool_use')
+        .map((block) => block.id),
+    );
+    const answered = blocks.filter((block) => block.type === 'tool_result').map((block) => block.tool_use_id);
+    const stray = answered.filter((id) => !offered.has(id));
+    if (stray.length > 0) {
+      return `messages.${index}.content: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${stray.join(', ')}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`;
+    }
+    if (index > 0 && offered.size > 0) {
+      const missing = [...offered].filter((id) => !answered.includes(id));
+      if (missing.length > 0) {
+        return `messages.${index - 1}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(', ')}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`;
+      }
+    }
+  }
+  return undefined;
 }
 
 function requestId(): string {

@@ -1,0 +1,50 @@
+import { startRedis, type TestRedis } from './redis.js';
+import { ScriptedAnthropicUpstream, type ScriptedAnthropicOptions } from './scripted-anthropic-upstream.js';
+import { ScriptedResponsesUpstream, type ScriptedResponsesOptions } from './scripted-responses-upstream.js';
+import { startGateway, startMemory, type RunningGateway, type RunningMemory } from './stack.js';
+
+/** Real Redis, memory and gateway, with scripted Anthropic and Responses upstreams behind it. */
+export interface SurfacesStack {
+  readonly redis: TestRedis;
+  readonly memory: RunningMemory;
+  readonly anthropic: ScriptedAnthropicUpstream;
+  readonly responses: ScriptedResponsesUpstream;
+  readonly gateway: RunningGateway;
+  stop(): Promise<void>;
+}
+
+export interface SurfacesStackOptions {
+  readonly gatewayEnv?: Readonly<Record<string, string>>;
+  readonly anthropic?: ScriptedAnthropicOptions;
+  readonly responses?: ScriptedResponsesOptions;
+}
+
+export async function startSurfacesStack(options: SurfacesStackOptions = {}): Promise<SurfacesStack> {
+  const redis = await startRedis();
+  const anthropic = await ScriptedAnthropicUpstream.start(options.anthropic);
+  const responses = await ScriptedResponsesUpstream.start(options.responses);
+  const memory = await startMemory({ REDIS_URL: redis.url });
+  const gateway = await startGateway({
+    REDIS_URL: redis.url,
+    ...memory.clientEnv,
+    MEMORY_RPC_TIMEOUT_MS: '1000',
+    UPSTREAM_BASE_URL: responses.url,
+    ANTHROPIC_UPSTREAM_BASE_URL: anthropic.url,
+    // Scripted upstreams answer at once; a short deadline lets the timeout test run quickly.
+    UPSTREAM_TIMEOUT_MS: '2500',
+    ...options.gatewayEnv,
+  });
+  return {
+    redis,
+    memory,
+    anthropic,
+    responses,
+    gateway,
+    stop: async () => {
+      await gateway.stop();
+      await memory.stop();
+      await Promise.all([anthropic.close(), responses.close()]);
+      await redis.stop();
+    },
+  };
+}
