@@ -10,6 +10,12 @@ describe('validatePlan', () => {
     expect(verdict).toEqual({ ok: true, plan: { merges: [merge], keep: ['c'] } });
   });
 
+  it('reads a merge without a category as uncategorized', () => {
+    const { category: _omitted, ...withoutCategory } = merge;
+    const verdict = validatePlan(JSON.stringify({ merges: [withoutCategory], keep: ['c'] }), entries);
+    expect(verdict.ok && verdict.plan.merges[0]?.category).toBeNull();
+  });
+
   it('accepts the plan inside a markdown fence', () => {
     expect(validatePlan('```json\n' + JSON.stringify({ merges: [], keep: ['a', 'b', 'c'] }) + '\n```', entries).ok).toBe(true);
   });

@@ -21,7 +21,8 @@ const PlanSchema = z.object({
       supersedes: z.array(z.string().min(1)).min(2),
       content: z.string().trim().min(1).max(CONTENT_MAX_CHARS),
       type: z.enum(MEMORY_TYPES),
-      category: z.enum(CATEGORIES).nullable(),
+      // A merge without a category is still a sound merge; the categorizer can classify it later.
+      category: z.enum(CATEGORIES).nullable().default(null),
     }),
   ),
   keep: z.array(z.string().min(1)),
