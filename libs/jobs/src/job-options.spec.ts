@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { JobItem } from './job-item.js';
-import { decaySchedule, jobOptionsFor, workerOptionsFor } from './job-options.js';
+import { CONSOLIDATION_WINDOW_MS, decaySchedule, jobOptionsFor, workerOptionsFor } from './job-options.js';
 import { JobName, QueueName } from './queue-name.js';
 
 const items: JobItem[] = [
@@ -29,10 +29,11 @@ describe('jobOptionsFor', () => {
     expect(jobOptionsFor({ name: JobName.DecaySweep, data: { pool: 'team' } }).jobId).toBeUndefined();
   });
 
-  it('never runs two consolidations of one pool at once', () => {
+  it('consolidates a pool at most once per window, never twice at once', () => {
     const a = jobOptionsFor({ name: JobName.ConsolidatePool, data: { pool: 'p', seq: 1, eventId: 'e1' } });
     const b = jobOptionsFor({ name: JobName.ConsolidatePool, data: { pool: 'p', seq: 2, eventId: 'e2' } });
     expect(a.deduplication?.id).toBe(b.deduplication?.id);
+    expect(a.deduplication?.ttl).toBe(CONSOLIDATION_WINDOW_MS);
     expect(workerOptionsFor(QueueName.Consolidate).concurrency).toBe(1);
   });
 });

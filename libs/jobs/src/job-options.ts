@@ -10,6 +10,9 @@ const retried: JobsOptions = {
   removeOnFail: { age: 7 * 24 * 3600 },
 };
 
+/** At most one consolidation per pool is enqueued in this window. */
+export const CONSOLIDATION_WINDOW_MS = 10 * 60_000;
+
 /** BullMQ refuses custom job ids with a ':' (it reserves them for repeat keys); pool names and times may hold one. */
 function idPart(value: string): string {
   return value.replaceAll(':', '_');
@@ -28,9 +31,9 @@ export function jobOptionsFor(item: JobItem): JobsOptions {
         ...retried,
         attempts: 3,
         jobId: `consolidate.${idPart(item.data.eventId)}`,
-        // Every store past the threshold asks again; one run per pool at a time, plus one queued
-        // behind it, is enough (and the pool is never consolidated by two workers at once).
-        deduplication: { id: `consolidate.${idPart(item.data.pool)}`, keepLastIfActive: true },
+        // Every store past the threshold asks again. One run per pool per window is enough (a
+        // model call each time would cost for nothing), and a pool is never consolidated twice at once.
+        deduplication: { id: `consolidate.${idPart(item.data.pool)}`, ttl: CONSOLIDATION_WINDOW_MS },
       };
     case JobName.DecaySweep:
       // A sweep is idempotent and cheap, so it is not de-duplicated, except a replay at a fixed time.
