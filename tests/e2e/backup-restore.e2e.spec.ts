@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ClientProxyFactory, Transport } from '@nestjs/microservices';
@@ -61,6 +61,8 @@ describe('backup while the memory service runs, restore with it stopped', () => 
     expect(manifest.databaseSeq).toBeGreaterThanOrEqual(before.length);
     expect(manifest.logSeq).toBeGreaterThanOrEqual(manifest.databaseSeq);
     expect(manifest.pools).toEqual([pool]);
+    // Self-contained: one database file (no -wal/-shm beside it), the log, the flat files, the manifest.
+    expect(readdirSync(backup).sort()).toEqual(['backup.json', 'engram.db', 'events', 'pools']);
     expect(readFileSync(join(backup, 'pools', pool, 'MEMORY.md'), 'utf8')).toContain('fact number 0 about the build');
 
     await expect(restoreDataDir(backup, dataDir)).rejects.toThrow(/in use by another engram process/);

@@ -71,6 +71,13 @@ async function copyDatabase(source: string, destination: string): Promise<number
   } finally {
     db.close();
   }
+  // The copy inherits WAL mode; one self-contained file is what a backup should be.
+  const copy = new Database(destination, { fileMustExist: true });
+  try {
+    copy.pragma('journal_mode = DELETE');
+  } finally {
+    copy.close();
+  }
   return databaseSeqOf(destination);
 }
 
