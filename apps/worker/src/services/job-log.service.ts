@@ -19,7 +19,7 @@ export class JobLogService implements OnApplicationBootstrap {
     for (const queue of this.served) {
       const { worker } = this.moduleRef.get<WorkerHost>(PROCESSORS[queue], { strict: false });
       worker.on('completed', (job, result: unknown) =>
-        this.logger.info({ queue, job: job.name, jobId: job.id, result }, 'job completed'),
+        this.logger.debug({ queue, job: job.name, jobId: job.id, result }, 'job completed'),
       );
       worker.on('failed', (job, error) =>
         this.logger.warn(

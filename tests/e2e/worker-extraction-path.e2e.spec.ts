@@ -1,0 +1,47 @@
+import { ClientProxyFactory, Transport } from '@nestjs/microservices';
+import { MemoryClient, MemoryPattern } from '@engram/contracts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGatewayStack, type GatewayStack } from '../support/gateway-fixture.js';
+import { say } from '../support/scripted-openai-upstream.js';
+import { startWorker, type RunningWorker } from '../support/stack.js';
+
+/** The whole path: a model's marker, through the gateway and the extraction queue, becomes a memory. */
+describe('a <MEMORY_SUGGEST> marker becomes a memory through gateway, queue and worker', () => {
+  let stack: GatewayStack;
+  let worker: RunningWorker;
+  let memory: MemoryClient;
+
+  beforeAll(async () => {
+    stack = await startGatewayStack({
+      responder: [say('Noted, I will not write there. <MEMORY_SUGGEST>The staging database is read-only</MEMORY_SUGGEST>')],
+    });
+    if (!stack.memory) throw new Error('memory service expected');
+    worker = await startWorker({ REDIS_URL: stack.redis.url, ...stack.memory.clientEnv, CONSOLIDATION_MODEL: 'off' });
+    memory = new MemoryClient(
+      ClientProxyFactory.create({ transport: Transport.TCP, options: { host: '127.0.0.1', port: stack.memory.port } }),
+      10_000,
+    );
+  });
+
+  afterAll(async () => {
+    await memory?.close();
+    await worker?.stop();
+    await stack?.stop();
+  });
+
+  it('stores the suggestion in the request pool, as worker:extract, once', async () => {
+    const answer = await stack.client({ pool: 'team' }).chat.completions.create({
+      model: 'gpt-test',
+      messages: [{ role: 'user', content: 'Can I run migrations against staging?' }],
+    });
+    expect(answer.choices[0]?.message.content).not.toContain('MEMORY_SUGGEST');
+
+    await expect
+      .poll(async () => (await memory.call(MemoryPattern.List, { pool: 'team' })).map((entry) => [entry.content, entry.source]), {
+        timeout: 20_000,
+      })
+      .toEqual([['The staging database is read-only', 'marker']]);
+    const events = await memory.call(MemoryPattern.EventsAfter, { after: 0, pool: 'team' });
+    expect(events.filter((event) => event.type === 'memory.stored')).toEqual([expect.objectContaining({ actor: 'worker:extract' })]);
+  });
+});
