@@ -58,7 +58,13 @@ export async function runTurn<R>(
         if (!sink.started) sink.startStream(reply.status, streamHeaders(reply.headers));
         turn = await pumpRound(reply, rewriter, round, sink);
       } else {
-        const body = await readJson(reply);
+        const bytes = await readAll(reply);
+        const text = utf8(bytes);
+        if (round === 0 && adapter.passesUnchanged?.(text)) {
+          sink.respond(200, { ...reply.headers, 'content-type': 'application/json' }, bytes);
+          return;
+        }
+        const body = parseUpstreamJson(text);
         bodies.push(body);
         turn = adapter.readTurn(body);
         view.pushText(turn.text);
@@ -187,10 +193,13 @@ async function readAll(reply: UpstreamReply): Promise<Uint8Array> {
   return chunks.length === 1 ? (chunks[0] as Uint8Array) : Buffer.concat(chunks);
 }
 
-async function readJson(reply: UpstreamReply): Promise<unknown> {
-  const bytes = await readAll(reply);
+function utf8(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+}
+
+function parseUpstreamJson(text: string): unknown {
   try {
-    return JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
+    return JSON.parse(text);
   } catch {
     throw upstreamError(502, 'upstream answered with a body that is not JSON');
   }

@@ -66,6 +66,13 @@ export interface WireAdapter<TRequest> {
    */
   settleMemoryCalls?(round: MemoryRound): void;
 
+  /**
+   * Optional fast path for non-streamed answers: true when the upstream's first body (as text)
+   * has nothing the engine must act on (no tool calls, no markers), so it goes to the client byte
+   * for byte, unparsed. A cheap, conservative text check; false sends it through `readTurn`.
+   */
+  passesUnchanged?(body: string): boolean;
+
   /** The body of an error answered before anything was streamed; default: OpenAI's `{"error":{...}}`. */
   errorBody?(error: EngramHttpError): unknown;
 }

@@ -1,16 +1,22 @@
+import { randomUUID } from 'node:crypto';
 import type { ClientView } from '../client-view.js';
 import { clientError } from '../errors.js';
-import type { MemoryRound, MemoryToolDefinition, ModelTurn, ToolCall } from '../turn.js';
+import { MEMORY_TOOL_NAMES, type MemoryRound, type MemoryToolDefinition, type ModelTurn, type ToolCall } from '../turn.js';
 import type { StreamRewriter, WireAdapter } from '../wire-adapter.js';
 import type { ChatCompletion, ChatMessage, ChatRequest, ChatToolCall } from './chat-types.js';
 import { ChatStreamRewriter } from './chat-stream-rewriter.js';
 import { addUsage } from './usage.js';
+
+const MEMORY_TOOL_COUNT = MEMORY_TOOL_NAMES.length;
 
 /** OpenAI Chat Completions (`POST /v1/chat/completions`) on the engine. */
 export class OpenAiChatAdapter implements WireAdapter<ChatRequest> {
   private readonly toolsCache = new WeakMap<readonly MemoryToolDefinition[], readonly unknown[]>();
   /** The tool objects `withMemory` appends: runTurn asks for the client's tool names after they were added. */
   private readonly memoryToolObjects = new WeakSet<object>();
+  /** The appended memory tools as JSON, serialised once and spliced into every request body. */
+  private readonly memoryToolsJson = new WeakMap<object, string>();
+  private readonly sentinel = `\u0000engram-tools-${randomUUID()}`;
 
   upstreamPath(): string {
     return '/chat/completions';
@@ -82,7 +88,21 @@ export class OpenAiChatAdapter implements WireAdapter<ChatRequest> {
   }
 
   serializeRequest(request: ChatRequest): string {
-    return JSON.stringify(request);
+    const tools = request.tools;
+    const lastTool = tools?.[tools.length - 1];
+    const memoryJson = typeof lastTool === 'object' && lastTool !== null ? this.memoryToolsJson.get(lastTool) : undefined;
+    if (!tools || memoryJson === undefined) return JSON.stringify(request);
+    // The memory tools' JSON never changes: splice the cached text in instead of serialising it again.
+    const clientTools = tools.slice(0, tools.length - MEMORY_TOOL_COUNT);
+    const toolsJson = clientTools.length === 0 ? `[${memoryJson}]` : `${JSON.stringify(clientTools).slice(0, -1)},${memoryJson}]`;
+    const json = JSON.stringify({ ...request, tools: this.sentinel });
+    const marker = JSON.stringify(this.sentinel);
+    const at = json.lastIndexOf(marker);
+    return json.slice(0, at) + toolsJson + json.slice(at + marker.length);
+  }
+
+  passesUnchanged(body: string): boolean {
+    return !body.includes('"tool_calls"') && !body.includes('MEMORY_SUGGEST');
   }
 
   readTurn(body: unknown): ModelTurn {
@@ -128,6 +148,8 @@ export class OpenAiChatAdapter implements WireAdapter<ChatRequest> {
     if (cached) return cached;
     const rendered = tools.map((tool): object => ({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters } }));
     for (const tool of rendered) this.memoryToolObjects.add(tool);
+    const last = rendered[rendered.length - 1];
+    if (last && rendered.length === MEMORY_TOOL_COUNT) this.memoryToolsJson.set(last, JSON.stringify(rendered).slice(1, -1));
     this.toolsCache.set(tools, rendered);
     return rendered;
   }

@@ -243,6 +243,10 @@ describe('OpenAiChatAdapter.withMemory', () => {
     expect(injected['extra']).toBe(1);
     expect(adapter.clientToolNames(injected)).toEqual(new Set(['mine']));
     expect(JSON.stringify(adapter.withMemory(request, { tier1Block: block, tools: MEMORY_TOOLS }))).toBe(JSON.stringify(injected));
+    // The spliced serialisation is exactly JSON.stringify's, with or without client tools.
+    expect(adapter.serializeRequest(injected)).toBe(JSON.stringify(injected));
+    const toolless = adapter.withMemory(adapter.parseRequest({ model: 'm', messages: [{ role: 'user', content: 'x' }], z: [1] }), { tier1Block: '', tools: MEMORY_TOOLS });
+    expect(adapter.serializeRequest(toolless)).toBe(JSON.stringify(toolless));
     expect(request.messages[0]).toEqual({ role: 'system', content: 'Be brief.' });
   });
 
