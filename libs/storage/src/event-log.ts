@@ -80,14 +80,14 @@ export class EventLog {
   /** Opens (or creates) the log, checks every line, cuts a torn last line, and heals pending purges. */
   static async open(options: EventLogOptions): Promise<EventLog> {
     mkdirSync(options.dir, { recursive: true });
-    const segments = scanSegments(options.dir, options.logger, options.readOnly === true);
+    const purged = new Set<string>();
+    const segments = scanSegments(options.dir, options.logger, options.readOnly === true, purged);
     const log = new EventLog(options.dir, options.logger, segments, options.segmentMaxBytes ?? DEFAULT_SEGMENT_MAX_BYTES);
     if (options.readOnly) {
       log.closed = true;
       return log;
     }
-    const purged = new Set<string>();
-    for (const event of log.eventsAfter(0)) if (event.type === 'memory.purged') purged.add(event.data.id);
+    // A crash between a purge's event and its redaction leaves content behind: finish the job.
     if (purged.size > 0) await log.redact(purged);
     return log;
   }
@@ -293,7 +293,7 @@ export function segmentName(firstSeq: number): string {
 }
 
 /** Reads and checks every segment; cuts a torn or corrupt last line; throws on damage anywhere else. */
-function scanSegments(dir: string, logger: Logger, readOnly: boolean): Segment[] {
+function scanSegments(dir: string, logger: Logger, readOnly: boolean, purged: Set<string>): Segment[] {
   const names = readdirSync(dir)
     .filter((name) => SEGMENT_PATTERN.test(name))
     .sort();
@@ -326,6 +326,7 @@ function scanSegments(dir: string, logger: Logger, readOnly: boolean): Segment[]
         logger.warn({ segment: name, line: lineNumber, bytes: rest.length, reason: problem }, 'cut a torn last line of the event log');
         break;
       }
+      if (decoded.ok && decoded.event.type === 'memory.purged') purged.add(decoded.event.data.id);
       offsets.push(offset);
       expected += 1;
       offset = end + 1;

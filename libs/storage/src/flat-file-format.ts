@@ -20,9 +20,26 @@ const UNCATEGORIZED = 'uncategorized';
  * itself only backslashes and `§` gets one more backslash, so it never reads as a separator.
  */
 export function renderFlatFile(pool: string, type: MemoryType, entries: readonly MemoryEntry[]): string {
+  return joinFlatFile(pool, type, entries.map(renderFlatBlock));
+}
+
+/** One entry as its flat-file block. */
+export function renderFlatBlock(entry: MemoryEntry): string {
+  return `[id:${entry.id}] (${entry.category ?? UNCATEGORIZED}) ${escapeContent(entry.content)}`;
+}
+
+/** What goes between two blocks. */
+export const FLAT_SEPARATOR_LINE = `\n${ENTRY_SEPARATOR}\n`;
+
+/** A whole flat file from blocks already rendered, oldest first. */
+export function joinFlatFile(pool: string, type: MemoryType, blocks: Iterable<string>): string {
+  return flatFileText(pool, type, [...blocks].join(FLAT_SEPARATOR_LINE));
+}
+
+/** A whole flat file from its blocks already joined with FLAT_SEPARATOR_LINE ('' for none). */
+export function flatFileText(pool: string, type: MemoryType, body: string): string {
   const header = `${HEADER_PREFIX}: pool ${pool}, ${type} entries, rewritten after each change; edit memory through engram -->`;
-  const blocks = entries.map((entry) => `[id:${entry.id}] (${entry.category ?? UNCATEGORIZED}) ${escapeContent(entry.content)}`);
-  return blocks.length === 0 ? `${header}\n` : `${header}\n${blocks.join(`\n${ENTRY_SEPARATOR}\n`)}\n`;
+  return body === '' ? `${header}\n` : `${header}\n${body}\n`;
 }
 
 /** Reads entries back from a flat file; unreadable blocks are reported, not guessed. */

@@ -1,39 +1,97 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { rename, writeFile } from 'node:fs/promises';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { MemoryEntry, MemoryType } from '@engram/domain';
+import { MEMORY_TYPES, type MemoryEntry, type MemoryType } from '@engram/domain';
 import type { DataDir } from './data-dir.js';
-import { FLAT_FILES, parseFlatFile, renderFlatFile, type FlatEntry } from './flat-file-format.js';
+import { FLAT_FILES, FLAT_SEPARATOR_LINE, flatFileText, parseFlatFile, renderFlatBlock, type FlatEntry } from './flat-file-format.js';
+import type { EntryChange } from './projection.js';
 
-interface PoolRender {
-  running: Promise<void> | null;
+interface TypeBlocks {
+  /** id -> rendered block, in file order: creation time, then insertion (the database's rowid). */
+  readonly blocks: Map<string, string>;
+  lastCreatedAt: string;
+  dirty: boolean;
+  /** The blocks joined, kept between renders: appending is O(1) (a V8 rope); null = join again. */
+  body: string | null;
+}
+
+interface PoolFiles {
+  /** null until first rendered, or after a change that cannot be placed in order (then reloaded). */
+  types: Record<MemoryType, TypeBlocks> | null;
+  /** Counts changes noted; a render covers the changes counted when it started. */
+  version: number;
+  running: { readonly version: number; readonly done: Promise<void> } | null;
   next: Promise<void> | null;
 }
 
 /**
- * `pools/<pool>/MEMORY.md` and `USER.md`, rewritten atomically (temp + rename) from the projection.
- * Renders of one pool are coalesced: a request made while a render runs waits for the one render
- * that starts after it, so a burst of writes costs two renders, not one per write.
+ * `pools/<pool>/MEMORY.md` and `USER.md`, rewritten atomically (temp + rename) after each change.
+ * Each pool's rendered blocks are kept in memory and patched from the applied changes, so a render
+ * never re-reads the pool and a file whose entries did not change is not rewritten. Renders of one
+ * pool are coalesced: a request made while a render runs waits for the one render that starts
+ * after it, so a burst of writes costs two renders, not one per write.
  */
 export class FlatFiles {
-  private readonly renders = new Map<string, PoolRender>();
+  private readonly pools = new Map<string, PoolFiles>();
+  private readonly madeDirs = new Set<string>();
 
   constructor(
     private readonly dataDir: DataDir,
     private readonly activeEntries: (pool: string) => readonly MemoryEntry[],
   ) {}
 
+  /** Patches the in-memory blocks with changes just applied to the database. */
+  noteChanges(changes: readonly EntryChange[]): void {
+    for (const { before, after } of changes) {
+      const pool = this.pools.get((after ?? before)?.pool ?? '');
+      if (!pool) continue;
+      pool.version += 1;
+      if (!pool.types) continue;
+      const types = pool.types;
+      const wasActive = before && !before.isArchived ? before : undefined;
+      const isActive = after && !after.isArchived ? after : undefined;
+      if (wasActive && isActive && wasActive.type === isActive.type) {
+        const target = types[isActive.type];
+        const block = renderFlatBlock(isActive);
+        if (target.blocks.get(isActive.id) !== block) {
+          target.blocks.set(isActive.id, block);
+          target.dirty = true;
+          target.body = null;
+        }
+        continue;
+      }
+      if (wasActive) {
+        types[wasActive.type].blocks.delete(wasActive.id);
+        types[wasActive.type].dirty = true;
+        types[wasActive.type].body = null;
+      }
+      if (isActive) {
+        const target = types[isActive.type];
+        if (before || isActive.createdAt < target.lastCreatedAt) {
+          pool.types = null; // restored or retyped: its place is in the middle; reload in order.
+          continue;
+        }
+        const block = renderFlatBlock(isActive);
+        target.blocks.set(isActive.id, block);
+        target.lastCreatedAt = isActive.createdAt;
+        target.dirty = true;
+        if (target.body !== null) target.body = target.body === '' ? block : target.body + FLAT_SEPARATOR_LINE + block;
+      }
+    }
+  }
+
   /** Resolves once the files reflect at least the state at the time of the call. */
   refresh(pool: string): Promise<void> {
-    const state = this.renders.get(pool) ?? { running: null, next: null };
-    this.renders.set(pool, state);
+    const state = this.poolFiles(pool);
     if (!state.running) {
-      state.running = this.render(pool).finally(() => {
+      const done = this.render(pool, state).finally(() => {
         state.running = null;
       });
-      return state.running;
+      state.running = { version: state.version, done };
+      return done;
     }
-    state.next ??= state.running.then(() => {
+    // A render that started after our change covers it (all callers of one commit batch share one).
+    if (state.running.version >= state.version) return state.running.done;
+    state.next ??= state.running.done.then(() => {
       state.next = null;
       return this.refresh(pool);
     });
@@ -50,15 +108,49 @@ export class FlatFiles {
     return { USER: load('USER'), MEMORY: load('MEMORY') };
   }
 
-  private async render(pool: string): Promise<void> {
-    const entries = this.activeEntries(pool);
+  private poolFiles(pool: string): PoolFiles {
+    let state = this.pools.get(pool);
+    if (!state) {
+      state = { types: null, version: 0, running: null, next: null };
+      this.pools.set(pool, state);
+    }
+    return state;
+  }
+
+  /**
+   * Synchronous on purpose: a few small writes and a rename cost less than the promise machinery of
+   * async fs, and a render then never interleaves with the changes it renders. Runs in a microtask.
+   */
+  private async render(pool: string, state: PoolFiles): Promise<void> {
+    await Promise.resolve();
+    const types = (state.types ??= this.load(pool));
     const dir = this.dataDir.poolDir(pool);
-    mkdirSync(dir, { recursive: true });
-    for (const type of ['MEMORY', 'USER'] as const) {
+    if (!this.madeDirs.has(dir)) {
+      mkdirSync(dir, { recursive: true });
+      this.madeDirs.add(dir);
+    }
+    for (const type of MEMORY_TYPES) {
+      const blocks = types[type];
+      if (!blocks.dirty) continue;
+      blocks.dirty = false;
       const path = join(dir, FLAT_FILES[type]);
       const temp = `${path}.tmp-${process.pid}`;
-      await writeFile(temp, renderFlatFile(pool, type, entries.filter((entry) => entry.type === type)));
-      await rename(temp, path);
+      blocks.body ??= [...blocks.blocks.values()].join(FLAT_SEPARATOR_LINE);
+      writeFileSync(temp, flatFileText(pool, type, blocks.body));
+      renameSync(temp, path);
     }
+  }
+
+  private load(pool: string): Record<MemoryType, TypeBlocks> {
+    const types: Record<MemoryType, TypeBlocks> = {
+      USER: { blocks: new Map(), lastCreatedAt: '', dirty: true, body: null },
+      MEMORY: { blocks: new Map(), lastCreatedAt: '', dirty: true, body: null },
+    };
+    for (const entry of this.activeEntries(pool)) {
+      const target = types[entry.type];
+      target.blocks.set(entry.id, renderFlatBlock(entry));
+      target.lastCreatedAt = entry.createdAt;
+    }
+    return types;
   }
 }

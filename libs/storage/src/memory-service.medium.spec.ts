@@ -163,3 +163,27 @@ describe('MemoryService on a real data dir', () => {
     expect(existsSync(join(dir.path, 'engram.lock'))).toBe(true);
   });
 });
+
+describe('flat files follow every change', () => {
+  it('match a fresh render after stores, updates, retyping, archive and restore', async () => {
+    const read = (file: string) => readFileSync(join(dir.path, 'pools', 'team', file), 'utf8');
+    const tick = () => (now = new Date(now.getTime() + 1000));
+    const a = await service.store({ ...user, content: 'first fact', category: 'project' });
+    tick();
+    const b = await service.store({ ...user, content: 'likes tea', category: 'preference' });
+    tick();
+    const c = await service.store({ ...user, content: 'third fact', category: null });
+    tick();
+    await service.update({ ...user, id: a.id, content: 'first fact, edited' });
+    await service.archive({ ...user, id: a.id });
+    await service.update({ ...user, id: c.id, type: 'USER' });
+    await service.restore({ ...user, id: a.id });
+    const live = { memory: read('MEMORY.md'), user: read('USER.md') };
+    expect(live.memory).toContain(`[id:${a.id}] (project) first fact, edited`);
+    expect(live.memory).not.toContain(c.id);
+    expect(live.user.indexOf(b.id)).toBeLessThan(live.user.indexOf(c.id));
+    await service.close();
+    service = await open();
+    expect({ memory: read('MEMORY.md'), user: read('USER.md') }).toEqual(live);
+  });
+});

@@ -62,7 +62,8 @@ export interface MemoryServiceDeps {
     | 'apply'
     | 'get'
     | 'list'
-    | 'searchText'
+    | 'searchWindow'
+    | 'byRowids'
     | 'byConfidence'
     | 'tier1Candidates'
     | 'activeCount'
@@ -74,7 +75,7 @@ export interface MemoryServiceDeps {
     | 'close'
     | 'lastSeq'
   >;
-  readonly flatFiles: Pick<FlatFiles, 'refresh'>;
+  readonly flatFiles: Pick<FlatFiles, 'refresh' | 'noteChanges'>;
   readonly lock: Pick<DataDirLock, 'release'> | null;
   readonly clock: () => Date;
   readonly logger: Logger;
@@ -95,6 +96,8 @@ const LIST_MAX_LIMIT = 1000;
 const EVENTS_DEFAULT_LIMIT = 100;
 const EVENTS_MAX_LIMIT = 1000;
 const REFRESH_MAX_IDS = 100;
+/** How many of a pool's most recent matches a search ranks. */
+const SEARCH_WINDOW = 1000;
 
 /**
  * The memory operations. Write path: validate against the current state (acknowledged plus
@@ -270,9 +273,13 @@ export class MemoryService {
   }
 
   /**
-   * BM25 over FTS5 for the best matches, then re-ranked by relevance × (0.5 + 0.5 × effective
-   * confidence), so among similar matches the fresher, more trusted entry wins. Without words
-   * (empty or only symbols), the entries with the highest effective confidence.
+   * Full-text search: BM25 over FTS5 combined with effective confidence, score = relevance × (0.5 +
+   * 0.5 × effective confidence), so among similar matches the fresher, more trusted entry wins.
+   * Ranks the pool's SEARCH_WINDOW most recent matches (all of them in any pool of ordinary size;
+   * see Projection.searchWindow). Any text is accepted: it is reduced to quoted words. Without words
+   * (empty, only symbols), the entries with the highest effective confidence. With
+   * `recordReference`, the returned ids are recorded as memory.referenced in the background (the
+   * answer never waits for that fsync; see ReferenceBatcher).
    */
   async search(request: SearchRequest): Promise<SearchHit[]> {
     const pool = validPool(request.pool);
@@ -280,27 +287,34 @@ export class MemoryService {
     const limit = validLimit(request.limit, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT);
     const category = request.category === undefined ? undefined : nonNullCategory(request.category);
     const includeArchived = request.includeArchived === true;
+    const actor = request.actor === undefined ? 'llm' : validActor(request.actor);
     const now = this.deps.clock();
     const match = toFtsMatch(query);
-    const candidates = Math.max(50, limit * 5);
     let hits: SearchHit[];
     if (match === null) {
-      hits = this.deps.projection.byConfidence(pool, includeArchived, category, candidates).map((entry) => {
+      hits = this.deps.projection.byConfidence(pool, includeArchived, category, Math.max(50, limit * 5)).map((entry) => {
         const effective = effectiveConfidence(entry, now);
         return { entry, score: effective, effectiveConfidence: effective };
       });
+      hits.sort((a, b) => b.score - a.score || (a.entry.id < b.entry.id ? -1 : 1));
+      hits = hits.slice(0, limit);
     } else {
-      hits = this.deps.projection
-        .searchText({ pool, match, includeArchived, candidates, needed: limit, ...(category ? { category } : {}) })
-        .map(({ entry, rank }) => {
-          const effective = effectiveConfidence(entry, now);
-          return { entry, score: -rank * (0.5 + 0.5 * effective), effectiveConfidence: effective };
-        });
+      const scored = this.deps.projection
+        .searchWindow({ pool, match, includeArchived, window: SEARCH_WINDOW, ...(category ? { category } : {}) })
+        .map((candidate) => {
+          const effective = effectiveConfidence(candidate, now);
+          return { rowid: candidate.rowid, score: -candidate.rank * (0.5 + 0.5 * effective), effective };
+        })
+        .sort((a, b) => b.score - a.score || a.rowid - b.rowid)
+        .slice(0, limit);
+      const entries = this.deps.projection.byRowids(scored.map((candidate) => candidate.rowid));
+      hits = entries.map((entry, index) => ({
+        entry,
+        score: scored[index]?.score ?? 0,
+        effectiveConfidence: scored[index]?.effective ?? 0,
+      }));
     }
-    hits.sort((a, b) => b.score - a.score || (a.entry.id < b.entry.id ? -1 : 1));
-    hits = hits.slice(0, limit);
     if (request.recordReference === true && hits.length > 0) {
-      const actor = request.actor === undefined ? 'llm' : validActor(request.actor);
       this.references.add(pool, hits.map((hit) => hit.entry.id), actor, request.requestId ?? null);
     }
     return hits;
@@ -440,7 +454,7 @@ export class MemoryService {
 
   /** The log's durable hook: runs synchronously, in seq order, before any append resolves. */
   private applyDurable(events: readonly MemoryEvent[]): void {
-    this.deps.projection.apply(events);
+    this.deps.flatFiles.noteChanges(this.deps.projection.apply(events));
     for (const listener of this.listeners) {
       try {
         listener(events);

@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import type { Logger } from 'pino';
+import type { MemoryEvent } from '@engram/domain';
 import { DataDir } from './data-dir.js';
 import { DataDirLock } from './data-dir-lock.js';
 import { EventLog } from './event-log.js';
@@ -51,7 +52,7 @@ export async function openMemoryService(options: MemoryServiceOptions): Promise<
 }
 
 /** Applies the events the database has not seen yet; returns how many. */
-export function catchUp(projection: Projection, log: Pick<EventLog, 'eventsAfter' | 'lastSeq'>, logger: Logger): number {
+export function catchUp(projection: Projection, log: { readonly lastSeq: number; eventsAfter(seq: number): Iterable<MemoryEvent> }, logger: Logger): number {
   if (projection.lastSeq > log.lastSeq) {
     throw new Error(
       `the database is at seq ${projection.lastSeq} but the event log ends at seq ${log.lastSeq}: events are missing from the log. ` +

@@ -19,10 +19,23 @@ export interface FtsQuery {
   readonly match: string;
   readonly category?: Category;
   readonly includeArchived: boolean;
-  /** How many of the best BM25 matches to consider. */
-  readonly candidates: number;
-  /** How many results the caller needs; fewer after filtering triggers the exhaustive query. */
-  readonly needed: number;
+  /** How many of the most recent matches to rank. */
+  readonly window: number;
+}
+
+export interface SearchCandidate {
+  readonly rowid: number;
+  readonly rank: number;
+  readonly confidence: number;
+  readonly category: Category | null;
+  readonly lastReferenced: string | null;
+  readonly createdAt: string;
+}
+
+/** One entry before and after an event (undefined: did not exist / was purged). */
+export interface EntryChange {
+  readonly before: MemoryEntry | undefined;
+  readonly after: MemoryEntry | undefined;
 }
 
 /** Tier 1 looks at most at this many of a pool's eligible entries (by stored confidence). */
@@ -40,6 +53,7 @@ export class Projection {
   private constructor(readonly db: Database.Database) {
     this.statements = {
       byId: db.prepare<[string], MemoryRow>('SELECT * FROM memories WHERE id = ?'),
+      byRowid: db.prepare<[number], MemoryRow>('SELECT * FROM memories WHERE rowid = ?'),
       insert: db.prepare<[MemoryRow]>(
         `INSERT INTO memories (id, pool, type, category, content, confidence, created_at, updated_at, last_referenced,
            reference_count, is_confirmed, is_archived, source, superseded_by, supersedes)
@@ -68,7 +82,7 @@ export class Projection {
       setMeta: db.prepare<[number, string]>('UPDATE meta SET value = ? WHERE key = ?'),
       activeCount: db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM memories WHERE pool = ? AND is_archived = 0'),
       activeOfPool: db.prepare<[string], MemoryRow>(
-        'SELECT * FROM memories WHERE pool = ? AND is_archived = 0 ORDER BY created_at, id',
+        'SELECT * FROM memories WHERE pool = ? AND is_archived = 0 ORDER BY created_at, rowid',
       ),
       tier1Candidates: db.prepare<[string, number], MemoryRow>(
         `SELECT * FROM memories WHERE pool = ? AND is_archived = 0
@@ -85,14 +99,15 @@ export class Projection {
   }
 
   /** Opens an existing or new database file; throws when it cannot be opened or fails quick_check. */
-  static open(path: string): Projection {
+  static open(path: string, options: { readonly bulk?: boolean } = {}): Projection {
     const db = new Database(path);
     try {
       const check = db.pragma('quick_check', { simple: true });
       if (check !== 'ok') throw new Error(`quick_check: ${String(check)}`);
       db.pragma('journal_mode = WAL');
       // The log is the durable record; the projection can be rebuilt, so it need not fsync each commit.
-      db.pragma('synchronous = NORMAL');
+      db.pragma(options.bulk ? 'synchronous = OFF' : 'synchronous = NORMAL');
+      if (options.bulk) db.pragma('cache_size = -65536');
       // Purged content must not linger in free pages.
       db.pragma('secure_delete = ON');
       db.exec(SCHEMA_SQL);
@@ -126,31 +141,33 @@ export class Projection {
     return this.lastSeqValue;
   }
 
-  /** Applies events in one transaction; skips those already applied. Returns the pools touched. */
-  apply(events: readonly MemoryEvent[]): Set<string> {
-    const pools = new Set<string>();
+  /** Applies events in one transaction; skips those already applied. Returns the entry changes made. */
+  apply(events: readonly MemoryEvent[]): EntryChange[] {
+    const applied: EntryChange[] = [];
+    const poolSeqs = new Map<string, number>();
     this.db.transaction(() => {
       for (const event of events) {
         if (event.seq <= this.lastSeqValue) continue;
         if (event.seq !== this.lastSeqValue + 1) {
           throw new Error(`projection at seq ${this.lastSeqValue} cannot apply seq ${event.seq}: events are missing`);
         }
-        this.applyOne(event);
-        this.statements.touchPool.run(event.pool, event.seq);
+        this.applyOne(event, applied);
+        poolSeqs.set(event.pool, event.seq);
         this.lastSeqValue = event.seq;
-        pools.add(event.pool);
       }
+      for (const [pool, seq] of poolSeqs) this.statements.touchPool.run(pool, seq);
       this.statements.setMeta.run(this.lastSeqValue, 'last_seq');
     }).immediate();
-    return pools;
+    return applied;
   }
 
-  private applyOne(event: MemoryEvent): void {
+  private applyOne(event: MemoryEvent, applied: EntryChange[]): void {
     const before = new Map<string, MemoryEntry | undefined>();
     for (const id of affectedIds(event)) before.set(id, this.get(id));
     const changes = changesOf(event, (id) => (before.has(id) ? before.get(id) : this.get(id)));
     for (const [id, after] of changes) {
       const previous = before.get(id);
+      applied.push({ before: previous, after });
       if (!after) {
         if (previous) this.statements.delete.run(id);
       } else if (!previous) {
@@ -181,31 +198,33 @@ export class Projection {
     return rows.map(toEntry);
   }
 
-  /** The best BM25 matches (rank: lower is better), filtered to the pool. */
-  searchText(query: FtsQuery): { entry: MemoryEntry; rank: number }[] {
+  /**
+   * The pool's most recent `window` matching entries (by insertion order), each with its BM25 score
+   * (lower is better) and what effective confidence needs. Bounded on purpose: FTS5 computes BM25
+   * for every match when asked to ORDER BY rank, which for a common word in 100k entries costs tens
+   * of milliseconds; walking the doclist newest-first and stopping after `window` costs ~1 ms.
+   */
+  searchWindow(query: FtsQuery): SearchCandidate[] {
     const filters = ['m.pool = @pool'];
     if (!query.includeArchived) filters.push('m.is_archived = 0');
     if (query.category) filters.push('m.category = @category');
-    const params = { match: query.match, pool: query.pool, category: query.category, candidates: query.candidates };
-    // First the best matches overall (FTS5 stops early with ORDER BY rank LIMIT); when filters left too
-    // few, the exhaustive query over every match of the pool.
-    const bounded = this.db
-      .prepare<typeof params, MemoryRow & { rank: number }>(
-        `SELECT m.*, f.rank AS rank FROM
-           (SELECT rowid, rank FROM memories_fts WHERE memories_fts MATCH @match ORDER BY rank LIMIT @candidates) AS f
-         JOIN memories AS m ON m.rowid = f.rowid WHERE ${filters.join(' AND ')} ORDER BY f.rank`,
+    return this.db
+      .prepare<{ match: string; pool: string; category: string | undefined; window: number }, SearchCandidate>(
+        `SELECT memories_fts.rowid AS rowid, bm25(memories_fts) AS rank, m.confidence AS confidence, m.category AS category,
+           m.last_referenced AS lastReferenced, m.created_at AS createdAt
+         FROM memories_fts JOIN memories AS m ON m.rowid = memories_fts.rowid
+         WHERE memories_fts MATCH @match AND ${filters.join(' AND ')}
+         ORDER BY memories_fts.rowid DESC LIMIT @window`,
       )
-      .all(params);
-    const rows =
-      bounded.length >= query.needed
-        ? bounded
-        : this.db
-            .prepare<typeof params, MemoryRow & { rank: number }>(
-              `SELECT m.*, memories_fts.rank AS rank FROM memories_fts JOIN memories AS m ON m.rowid = memories_fts.rowid
-               WHERE memories_fts MATCH @match AND ${filters.join(' AND ')} ORDER BY memories_fts.rank LIMIT @candidates`,
-            )
-            .all(params);
-    return rows.map((row) => ({ entry: toEntry(row), rank: row.rank }));
+      .all({ match: query.match, pool: query.pool, category: query.category, window: query.window });
+  }
+
+  /** Entries by rowid, in the order given. */
+  byRowids(rowids: readonly number[]): MemoryEntry[] {
+    return rowids.flatMap((rowid) => {
+      const row = this.statements.byRowid.get(rowid);
+      return row ? [toEntry(row)] : [];
+    });
   }
 
   /** Entries by stored confidence, for a search without words. */

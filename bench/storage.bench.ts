@@ -1,0 +1,148 @@
+/**
+ * The storage core in-process: acknowledged durable writes per second (an ack = the store promise
+ * resolved: fsync'd, applied to SQLite, flat files rewritten) at concurrency 1 and 64; search
+ * latency with 10k and 100k memories in one pool; replay rate of a 100k-event log.
+ */
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { EVENT_SCHEMA_VERSION, type NewEvent } from '@engram/domain';
+import { EventLog, openMemoryService, replayDataDir } from '@engram/storage';
+import { silentLogger, tempDataDir } from '../libs/storage/src/testing/temp-data-dir.js';
+import type { BenchRow } from './run.js';
+import { percentile } from './stats.js';
+
+const SUITE = 'storage';
+const logger = pino({ level: 'silent' });
+
+const WORDS = (
+  'build deploy docker redis sqlite postgres node typescript react vite jest vitest lint format prettier eslint ' +
+  'pnpm npm yarn turbo nx monorepo gateway memory worker queue cache index search token model prompt stream ' +
+  'shell zsh bash fish macos linux windows wsl terminal editor vim emacs vscode cursor warp opencode codex claude ' +
+  'prefers concise direct feedback bullet points tests first small commits review branch main release tag ' +
+  'kubernetes helm terraform ansible nginx caddy traefik grafana prometheus loki sentry datadog github gitlab ' +
+  'python rust golang java kotlin swift ruby rails django flask fastapi express nest fastify hono bun deno'
+).split(' ');
+
+/** A deterministic pseudo-random sentence; word frequencies are skewed like real text (Zipf-like). */
+function sentence(seed: number): string {
+  let x = (seed + 1) * 2654435761;
+  const words: string[] = [];
+  for (let i = 0; i < 12; i++) {
+    x = (x * 1103515245 + 12345) >>> 0;
+    const skewed = Math.floor(((x / 2 ** 32) ** 2) * WORDS.length);
+    words.push(WORDS[skewed] ?? 'memory');
+  }
+  return `Entry ${seed}: ${words.join(' ')}`;
+}
+
+async function writeRate(concurrency: number, total: number): Promise<BenchRow> {
+  const dir = tempDataDir('engram-bench-writes-');
+  const service = await openMemoryService({ dataDir: dir.path, tier1MaxChars: 400, logger });
+  try {
+    let next = 0;
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (next < total) {
+          const index = next++;
+          await service.store({ pool: `bench-${index % 8}`, actor: 'user', content: sentence(index), category: 'project' });
+        }
+      }),
+    );
+    const seconds = (performance.now() - started) / 1000;
+    return {
+      suite: SUITE,
+      metric: `acked writes/s @c=${concurrency}`,
+      value: total / seconds,
+      unit: 'writes/s',
+      ...(concurrency === 64 ? { target: '>= 5000' } : {}),
+      note: `${total} stores over 8 pools; ack = fsync'd + SQLite + flat files`,
+    };
+  } finally {
+    await service.close();
+    dir.remove();
+  }
+}
+
+/** Writes a log of `count` store events (plus some references) straight through the EventLog, in big batches. */
+async function writeLog(dataDir: string, count: number): Promise<void> {
+  const log = await EventLog.open({ dir: join(dataDir, 'events'), logger: silentLogger() });
+  const base = Date.parse('2026-01-01T00:00:00.000Z');
+  for (let start = 0; start < count; start += 5_000) {
+    const batch: NewEvent[] = [];
+    for (let i = start; i < Math.min(count, start + 5_000); i++) {
+      const at = new Date(base + i * 1_000).toISOString();
+      const meta = { at, pool: 'bench', actor: 'user', causationId: null, schemaVersion: EVENT_SCHEMA_VERSION } as const;
+      batch.push(
+        i % 10 === 9
+          ? { ...meta, type: 'memory.referenced', id: `ev${i}`, data: { ids: [`m${i - 1}`, `m${i - 5}`] } }
+          : {
+              ...meta,
+              type: 'memory.stored',
+              id: `ev${i}`,
+              data: { id: `m${i}`, type: 'MEMORY', category: i % 3 === 0 ? 'project' : 'environment', content: sentence(i), confidence: 0.5 + (i % 50) / 100, source: 'llm' },
+            },
+      );
+    }
+    await log.append(batch);
+  }
+  await log.close();
+}
+
+async function searchLatency(size: number): Promise<BenchRow[]> {
+  const dir = tempDataDir('engram-bench-search-');
+  try {
+    await writeLog(dir.path, size);
+    const service = await openMemoryService({ dataDir: dir.path, tier1MaxChars: 400, logger, clock: () => new Date('2026-03-01T00:00:00.000Z') });
+    try {
+      const query = (i: number): string => `${WORDS[(i * 13) % WORDS.length]} ${WORDS[(i * 7 + 3) % WORDS.length]}`;
+      for (let i = 0; i < 200; i++) await service.search({ pool: 'bench', query: query(i), limit: 10 });
+      const samples: number[] = [];
+      for (let i = 0; i < 2_000; i++) {
+        const started = performance.now();
+        await service.search({ pool: 'bench', query: query(i), limit: 10 });
+        samples.push(performance.now() - started);
+      }
+      const label = `${size / 1000}k`;
+      const note = 'in-process, 2-word queries over a 100-word Zipf-like vocabulary, limit 10';
+      return [
+        { suite: SUITE, metric: `search p50 @${label}`, value: percentile(samples, 50), unit: 'ms', note },
+        { suite: SUITE, metric: `search p95 @${label}`, value: percentile(samples, 95), unit: 'ms', target: size >= 100_000 ? '<= 15' : '<= 3', note },
+      ];
+    } finally {
+      await service.close();
+    }
+  } finally {
+    dir.remove();
+  }
+}
+
+async function replayRate(count: number): Promise<BenchRow> {
+  const dir = tempDataDir('engram-bench-replay-');
+  try {
+    await writeLog(dir.path, count);
+    const started = performance.now();
+    const result = await replayDataDir(dir.path, logger);
+    const seconds = (performance.now() - started) / 1000;
+    return {
+      suite: SUITE,
+      metric: `replay rate @${count / 1000}k events`,
+      value: result.eventsApplied / seconds,
+      unit: 'events/s',
+      target: '>= 10000',
+      note: `engram replay: read + apply + verify against evolve + swap; ${result.memoriesRebuilt} memories`,
+    };
+  } finally {
+    dir.remove();
+  }
+}
+
+export async function run(): Promise<BenchRow[]> {
+  return [
+    await writeRate(1, 500),
+    await writeRate(64, 20_000),
+    ...(await searchLatency(10_000)),
+    ...(await searchLatency(100_000)),
+    await replayRate(100_000),
+  ];
+}
