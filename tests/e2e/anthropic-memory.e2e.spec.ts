@@ -7,6 +7,7 @@ import {
   anthropicToolUse,
   type AnthropicReply,
 } from '../support/scripted-anthropic-upstream.js';
+import { claudeCodeSettings, DOC_ORIGIN } from '../support/client-config-doc.js';
 import type { RecordedRequest } from '../support/scripted-http.js';
 import { startSurfacesStack, type SurfacesStack } from '../support/surfaces-stack.js';
 
@@ -68,14 +69,27 @@ describe('Claude Code through Engram: Anthropic Messages with memory', () => {
     await stack?.stop();
   });
 
-  it('takes Claude Code’s configuration: ANTHROPIC_BASE_URL at the root or a pool, its token and headers forwarded', async () => {
+  it('takes Claude Code’s documented configuration: ANTHROPIC_BASE_URL at the root or a pool, its token and headers forwarded', async () => {
+    const { env, poolBaseUrl } = claudeCodeSettings();
+    const documented = (baseUrl: string) =>
+      new Anthropic({
+        baseURL: baseUrl.replace(DOC_ORIGIN, stack.gateway.url),
+        apiKey: null,
+        authToken: env['ANTHROPIC_AUTH_TOKEN'] ?? null,
+        defaultHeaders: { 'anthropic-beta': 'claude-code-20250219' },
+        maxRetries: 0,
+      });
     const before = stack.anthropic.requests.length;
-    const message = await claudeCode(undefined, { 'anthropic-beta': 'claude-code-20250219' }).messages.create(ask('hello'));
+    // Claude Code calls the beta endpoints, `?beta=true`.
+    const message = await documented(env['ANTHROPIC_BASE_URL'] ?? '').messages.create(ask('hello'), { query: { beta: 'true' } });
     expect(message.content).toEqual([{ type: 'text', text: 'Plain answer.' }]);
+    const inPool = await documented(poolBaseUrl).messages.countTokens({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] }, { query: { beta: 'true' } });
+    expect(inPool.input_tokens).toBeGreaterThan(0);
 
-    const [sent] = stack.anthropic.requests.slice(before);
+    const [sent, counted] = stack.anthropic.requests.slice(before);
     expect(sent?.path).toBe('/v1/messages');
-    expect(sent?.headers['authorization']).toBe('Bearer sk-ant-oat01-claude-code');
+    expect(counted?.path).toBe('/v1/messages/count_tokens');
+    expect(sent?.headers['authorization']).toBe(`Bearer ${env['ANTHROPIC_AUTH_TOKEN']}`);
     expect(sent?.headers['x-api-key']).toBeUndefined();
     // The SDK's own version header, forwarded as it came.
     expect(sent?.headers['anthropic-version']).toMatch(/^\d{4}-\d{2}-\d{2}$/);

@@ -1,6 +1,7 @@
 import OpenAI from 'openai';
 import type { ResponseStreamEvent } from 'openai/resources/responses/responses';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { codexProvider, DOC_ORIGIN } from '../support/client-config-doc.js';
 import type { RecordedRequest } from '../support/scripted-http.js';
 import {
   responsesCall,
@@ -62,8 +63,13 @@ describe('Codex CLI through Engram: OpenAI Responses with memory', () => {
     await stack?.stop();
   });
 
-  it('takes Codex’s configuration: base_url …/v1 at the root or a pool, wire_api responses, the env_key as bearer', async () => {
-    const answer = await codex().responses.create({ model: MODEL, input: 'hello' });
+  it('takes Codex’s documented configuration: base_url …/v1 at the root or a pool, wire_api responses, the env_key as bearer', async () => {
+    const { model: configured, provider, poolBaseUrl } = codexProvider();
+    expect(provider['wire_api']).toBe('responses');
+    const environment: Record<string, string> = { [provider['env_key'] ?? '']: 'sk-codex-key' };
+    const documented = (baseUrl: string) =>
+      new OpenAI({ baseURL: baseUrl.replace(DOC_ORIGIN, stack.gateway.url), apiKey: environment[provider['env_key'] ?? ''], maxRetries: 0 });
+    const answer = await documented(provider['base_url'] ?? '').responses.create({ model: configured, input: 'hello' });
     expect(answer.output_text).toBe('Plain answer.');
     const sent = stack.responses.requests.at(-1);
     expect(sent?.path).toBe('/v1/responses');
@@ -72,7 +78,7 @@ describe('Codex CLI through Engram: OpenAI Responses with memory', () => {
     expect(tools.map((tool) => tool.name)).toEqual(MEMORY_TOOLS);
     expect(answer.tools).toEqual([]);
 
-    await codex('team-b').responses.create({ model: MODEL, input: 'hello' });
+    await documented(poolBaseUrl).responses.create({ model: configured, input: 'hello' });
     expect(stack.responses.requests.at(-1)?.path).toBe('/v1/responses');
   });
 
