@@ -20,7 +20,7 @@ async function bootstrap(): Promise<void> {
   const served = parseServedQueues(config.worker.queues);
 
   // BullMQ workers block on Redis: their connection must never give up on a command.
-  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: null, enableReadyCheck: false });
+  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
   redis.on('error', (error) => logger.warn({ error: error.message }, 'redis connection error'));
   const memory = createMemoryClient(config);
   const llm = createLlm(config);
