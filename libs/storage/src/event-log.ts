@@ -1,4 +1,4 @@
-import { closeSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readFileSync, readSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
+import { closeSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readFileSync, readSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
@@ -80,6 +80,7 @@ export class EventLog {
   /** Opens (or creates) the log, checks every line, cuts a torn last line, and heals pending purges. */
   static async open(options: EventLogOptions): Promise<EventLog> {
     mkdirSync(options.dir, { recursive: true });
+    if (!options.readOnly) removeLeftovers(options.dir);
     const purged = new Set<string>();
     const segments = scanSegments(options.dir, options.logger, options.readOnly === true, purged);
     const log = new EventLog(options.dir, options.logger, segments, options.segmentMaxBytes ?? DEFAULT_SEGMENT_MAX_BYTES);
@@ -334,6 +335,11 @@ function scanSegments(dir: string, logger: Logger, readOnly: boolean, purged: Se
     segments.push({ name, path, firstSeq, offsets, size: Math.min(offset, buffer.length) });
   });
   return segments;
+}
+
+/** A redaction interrupted before its rename leaves a temp file; the segment itself is intact. */
+function removeLeftovers(dir: string): void {
+  for (const name of readdirSync(dir)) if (name.endsWith('.redact-tmp')) rmSync(join(dir, name), { force: true });
 }
 
 /** True when, after the first line of `rest`, another non-blank line follows: then it is not a torn tail. */

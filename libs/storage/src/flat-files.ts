@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MEMORY_TYPES, type MemoryEntry, type MemoryType } from '@engram/domain';
 import type { DataDir } from './data-dir.js';
@@ -127,6 +127,8 @@ export class FlatFiles {
     const dir = this.dataDir.poolDir(pool);
     if (!this.madeDirs.has(dir)) {
       mkdirSync(dir, { recursive: true });
+      // Temp files of a process that died between write and rename.
+      for (const name of readdirSync(dir)) if (name.includes('.md.tmp-')) rmSync(join(dir, name), { force: true });
       this.madeDirs.add(dir);
     }
     for (const type of MEMORY_TYPES) {

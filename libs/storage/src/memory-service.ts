@@ -113,6 +113,7 @@ export class MemoryService {
   private readonly references: ReferenceBatcher;
   private readonly newId: () => string;
   private closing: Promise<void> | null = null;
+  private readonly commits = new Set<Promise<unknown>>();
 
   constructor(private readonly deps: MemoryServiceDeps) {
     this.newId = deps.newId ?? newMemoryId;
@@ -373,6 +374,7 @@ export class MemoryService {
   close(): Promise<void> {
     this.closing ??= (async () => {
       await this.references.flush();
+      await Promise.allSettled([...this.commits]);
       await this.deps.log.close();
       this.deps.projection.close();
       this.deps.lock?.release();
@@ -415,7 +417,14 @@ export class MemoryService {
     } as NewEvent;
   }
 
-  private async commit(events: readonly NewEvent[]): Promise<MemoryEvent[]> {
+  private commit(events: readonly NewEvent[]): Promise<MemoryEvent[]> {
+    const commit = this.durablyCommit(events);
+    this.commits.add(commit);
+    void commit.finally(() => this.commits.delete(commit)).catch(() => undefined);
+    return commit;
+  }
+
+  private async durablyCommit(events: readonly NewEvent[]): Promise<MemoryEvent[]> {
     const touched = this.trackInFlight(events);
     let placed: MemoryEvent[];
     try {
