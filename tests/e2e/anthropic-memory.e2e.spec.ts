@@ -195,6 +195,12 @@ describe('Claude Code through Engram: Anthropic Messages with memory', () => {
     expect(sent?.body['system']).toBeUndefined();
   });
 
+  it('refuses a malformed pool name with a 400 in Anthropic’s error shape', async () => {
+    const error = (await claudeCode('Not_A_Pool').messages.create(ask('hello')).catch((caught: unknown) => caught)) as InstanceType<typeof Anthropic.APIError>;
+    expect(error).toBeInstanceOf(Anthropic.BadRequestError);
+    expect(error.error).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: expect.stringContaining('pool') as string } });
+  });
+
   describe('upstream failures reach the client in Anthropic’s error shape', () => {
     it('relays the upstream’s own error', async () => {
       stack.anthropic.reply({ kind: 'error', status: 429, errorType: 'rate_limit_error', message: 'Number of requests has exceeded your rate limit' });

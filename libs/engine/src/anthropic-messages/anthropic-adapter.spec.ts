@@ -7,7 +7,7 @@ import { MEMORY_TOOLS } from '../memory-tools.js';
 import type { ClientSink, MemoryPort, UpstreamPort } from '../ports.js';
 import { runTurn } from '../turn-runner.js';
 import { AnthropicMessagesAdapter } from './anthropic-adapter.js';
-import type { AnthropicRequest } from './anthropic-types.js';
+import type { AnthropicBlock, AnthropicRequest } from './anthropic-types.js';
 
 const adapter = new AnthropicMessagesAdapter();
 const TIER1 = '<engram-memory>\n- prefers fish shell\n</engram-memory>';
@@ -256,6 +256,18 @@ describe('runTurn with the Anthropic adapter, streaming', () => {
       { type: 'thinking', thinking: 'Check memory.', signature: 'sig==' },
       { type: 'tool_use', id: 'toolu_1', name: 'memory_list', input: {} },
     ]);
+  });
+
+  it('stops the loop at the round limit and still closes one well-formed message', async () => {
+    const search = (id: string) => ({ body: upstreamStream([{ type: 'tool_use', id, name: 'memory_search', input: { query: id } }], 'tool_use') });
+    const { sink, sent } = await run(ask('loop', { stream: true }), [search('toolu_1'), search('toolu_2'), search('toolu_3'), search('toolu_4'), search('toolu_5')]);
+    expect(sent).toHaveLength(5);
+    const lastResults = sent[4]?.messages.at(-1)?.content as AnthropicBlock[];
+    expect(lastResults[0]?.content).toBe('No more memory searches this turn. Use what you have.');
+    const message = await assemble(sink.body);
+    expect(message.content).toEqual([]);
+    expect(message.stop_reason).toBe('end_turn');
+    expect(message.usage.output_tokens).toBe(25);
   });
 
   it('ends a stream whose later round fails with an Anthropic error event', async () => {
