@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot, startComposeTopology, type ComposeTopology } from '../support/compose.js';
 import { scriptedMemoryModel } from '../support/compose-conversation.js';
-import { readmeBlocks, readmeCommands } from '../support/readme.js';
+import { fencedBlocks, readmeBlocks, readmeCommands } from '../support/readme.js';
 import { ScriptedHttpServer } from '../support/scripted-http.js';
 
 const run = promisify(execFile);
@@ -26,7 +26,13 @@ const RUN_ELSEWHERE: Readonly<Record<string, { file: string; marker: string }>> 
   },
 };
 /** Other people's programs: the README shows how to point them at Engram; the API they speak is tested. */
-const THIRD_PARTY = new Set(['ANTHROPIC_BASE_URL=http://localhost:8080 claude', 'cloudflared tunnel --url http://localhost:8080']);
+const THIRD_PARTY = new Set(['claude', 'cloudflared tunnel --url http://localhost:8080']);
+/**
+ * Client settings the gateway e2e suites apply to the official SDKs (tests/support/client-config-doc.ts
+ * reads them from this file); the README must show the same ones.
+ */
+const CLIENT_DOC = 'ops/docs/clients-anthropic-responses.md';
+const isClientSetting = (command: string): boolean => command.startsWith('export ANTHROPIC_');
 /** Commands this file runs against the compose services, as a newcomer would type them. */
 const isRunHere = (command: string): boolean =>
   command === 'cp .env.example .env' || command.startsWith('curl ') || command.startsWith('npx engram ');
@@ -35,7 +41,7 @@ describe('README.md', () => {
   it('has no command that nothing runs', () => {
     const smoke = readFileSync(join(repoRoot, 'tests/support/compose-smoke.ts'), 'utf8');
     for (const command of readmeCommands()) {
-      if (isRunHere(command) || THIRD_PARTY.has(command)) continue;
+      if (isRunHere(command) || THIRD_PARTY.has(command) || isClientSetting(command)) continue;
       if (isDockerCompose(command)) {
         expect(smoke, 'compose-smoke runs the README docker compose lines').toContain('readmeCommands()');
         continue;
@@ -44,6 +50,18 @@ describe('README.md', () => {
       expect(elsewhere, `README command \`${command}\` is run by no test: run it here or list where`).toBeDefined();
       expect(readFileSync(join(repoRoot, elsewhere!.file), 'utf8'), command).toContain(elsewhere!.marker);
     }
+  });
+
+  it('shows the Claude Code and Codex settings the gateway end-to-end tests use', () => {
+    const doc = readFileSync(join(repoRoot, CLIENT_DOC), 'utf8');
+    expect(readFileSync(join(repoRoot, 'tests/support/client-config-doc.ts'), 'utf8')).toContain(CLIENT_DOC);
+    const fenced = (lang: string): string[] => fencedBlocks(doc).filter((block) => block.lang === lang).map((block) => block.text);
+    const readme = readmeBlocks();
+    const claude = fenced('sh')[0]!;
+    const codex = fenced('toml')[0]!;
+    expect(readme.some((block) => block.lang === 'sh' && block.text === claude)).toBe(true);
+    expect(readme.some((block) => block.lang === 'toml' && block.text === codex)).toBe(true);
+    for (const command of readmeCommands().filter(isClientSetting)) expect(claude).toContain(command);
   });
 
   it('documents every variable the configuration reads', () => {

@@ -7,10 +7,14 @@ export interface ReadmeBlock {
   readonly text: string;
 }
 
+/** The fenced code blocks of a Markdown text, in order. */
+export function fencedBlocks(markdown: string): ReadmeBlock[] {
+  return [...markdown.matchAll(/^```(\w*)\n([\s\S]*?)^```$/gm)].map((match) => ({ lang: match[1] ?? '', text: match[2] ?? '' }));
+}
+
 /** The fenced code blocks of README.md, in order. */
 export function readmeBlocks(): ReadmeBlock[] {
-  const text = readFileSync(join(repoRoot, 'README.md'), 'utf8');
-  return [...text.matchAll(/^```(\w*)\n([\s\S]*?)^```$/gm)].map((match) => ({ lang: match[1] ?? '', text: match[2] ?? '' }));
+  return fencedBlocks(readFileSync(join(repoRoot, 'README.md'), 'utf8'));
 }
 
 /** Every shell command of the README's `sh` blocks: continuation lines joined, trailing comments cut. */
