@@ -12,6 +12,9 @@ import { createMemoryClient } from './repositories/memory.repository.js';
 import { parseServedQueues } from './served-queues.js';
 import { WorkerModule } from './worker.module.js';
 
+/** Within compose's default stop grace period (10 s). */
+const SHUTDOWN_GRACE_MS = 8_000;
+
 async function bootstrap(): Promise<void> {
   const config = loadConfig(process.env);
   const logger = createLogger('worker', config.logLevel);
@@ -41,6 +44,12 @@ async function bootstrap(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'worker stopping: finishing active jobs');
+    // Closing waits for active jobs and for Redis; with Redis gone it would wait forever. An
+    // unfinished job is safe to abandon: its lock expires and another worker runs it again.
+    setTimeout(() => {
+      logger.warn({ afterMs: SHUTDOWN_GRACE_MS }, 'worker did not stop in time; exiting');
+      process.exit(1);
+    }, SHUTDOWN_GRACE_MS).unref();
     await app.close();
     await memory.close();
     redis.disconnect();
