@@ -12,6 +12,7 @@ export default defineConfig({
         resolve: { alias },
         test: {
           name: 'unit',
+          sequence: { groupOrder: 0 },
           include: ['libs/*/src/**/*.spec.ts', 'apps/*/src/**/*.spec.ts'],
           exclude: ['**/*.medium.spec.ts', '**/node_modules/**', '**/dist/**'],
         },
@@ -20,6 +21,7 @@ export default defineConfig({
         resolve: { alias },
         test: {
           name: 'medium',
+          sequence: { groupOrder: 1 },
           include: ['libs/*/src/**/*.medium.spec.ts', 'apps/*/src/**/*.medium.spec.ts', 'tests/medium/**/*.spec.ts'],
           testTimeout: 60_000,
           hookTimeout: 60_000,
@@ -29,6 +31,8 @@ export default defineConfig({
         resolve: { alias },
         test: {
           name: 'e2e',
+          // Tiers run one after the other (unit, medium, e2e), each with its own parallelism.
+          sequence: { groupOrder: 2 },
           include: ['tests/e2e/**/*.e2e.spec.ts'],
           testTimeout: 60_000,
           hookTimeout: 90_000,
