@@ -7,6 +7,7 @@
  *
  *   npm run bench -- gateway
  */
+import { cpus, loadavg } from 'node:os';
 import { Pool } from 'undici';
 import { startRedis } from '../tests/support/redis.js';
 import { ScriptedOpenAiUpstream, say } from '../tests/support/scripted-openai-upstream.js';
@@ -90,6 +91,13 @@ export async function run(): Promise<BenchRow[]> {
     const upstreamSaw = upstream.chatRequests.at(-1)?.body.messages[0]?.content;
     if (typeof upstreamSaw !== 'string' || !upstreamSaw.includes('<engram-memory>')) throw new Error('Tier 1 was not injected during the bench');
 
+    const directSequential: number[] = [];
+    const gatewaySequential: number[] = [];
+    for (let i = 0; i < STREAM_SAMPLES; i++) {
+      directSequential.push(...(await load(direct, '/v1/chat/completions', plain, 1, 1)));
+      gatewaySequential.push(...(await load(viaGateway, '/v1/chat/completions', plain, 1, 1)));
+    }
+
     const streamed = body(true);
     const directTtfb: number[] = [];
     const gatewayTtfb: number[] = [];
@@ -107,7 +115,7 @@ export async function run(): Promise<BenchRow[]> {
       ...(note ? { note } : {}),
     });
     const p = (samples: number[], q: number): number => percentile(samples, q);
-    const note = `${BATCHES}x${BATCH} alternating, Tier 1 ${tier1.block.length} chars + 6 memory tools`;
+    const note = `${BATCHES}x${BATCH} alternating, Tier 1 ${tier1.block.length} chars + 6 memory tools, load avg ${loadavg()[0]?.toFixed(1)} on ${cpus().length} cores`;
     return [
       row('direct p50 (c=32)', p(directMs, 50), 'ms'),
       row('gateway p50 (c=32)', p(gatewayMs, 50), 'ms'),
@@ -115,7 +123,9 @@ export async function run(): Promise<BenchRow[]> {
       row('direct p99 (c=32)', p(directMs, 99), 'ms'),
       row('gateway p99 (c=32)', p(gatewayMs, 99), 'ms'),
       row('added p99 (c=32)', p(gatewayMs, 99) - p(directMs, 99), 'ms', '<= 5', note),
-      row('gateway/direct p50 ratio', p(gatewayMs, 50) / p(directMs, 50), 'x'),
+      row('gateway/direct p50 ratio (c=32)', p(gatewayMs, 50) / p(directMs, 50), 'x'),
+      row('added p50 (c=1)', p(gatewaySequential, 50) - p(directSequential, 50), 'ms', undefined, `${STREAM_SAMPLES} sequential, alternating`),
+      row('added p99 (c=1)', p(gatewaySequential, 99) - p(directSequential, 99), 'ms'),
       row('stream TTFB direct p50', p(directTtfb, 50), 'ms'),
       row('stream TTFB gateway p50', p(gatewayTtfb, 50), 'ms'),
       row('stream TTFB added p50', p(gatewayTtfb, 50) - p(directTtfb, 50), 'ms', undefined, `${STREAM_SAMPLES} sequential, alternating`),

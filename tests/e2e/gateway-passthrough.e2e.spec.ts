@@ -65,6 +65,8 @@ describe('gateway pass-through and failures (openai SDK client)', () => {
     const forwarded = stack.upstream.chatRequests.at(-1)?.body;
     expect(forwarded?.tools?.slice(0, 2)).toEqual(clientTools);
     expect(forwarded?.['parallel_tool_calls']).toBe(true);
+    // Without UPSTREAM_API_KEY the client's own bearer goes upstream.
+    expect(stack.upstream.chatRequests.at(-1)?.headers.authorization).toBe('Bearer sk-client');
   });
 
   it('streams client tool-call deltas through with their indexes', async () => {
@@ -185,5 +187,10 @@ describe('gateway pass-through and failures (openai SDK client)', () => {
     expect(ready.status).toBe(503);
     expect(await ready.json()).toMatchObject({ ready: false, checks: { memory: 'down', redis: 'up' } });
     expect((await ask('hello')).choices[0]?.message.content).toBe('ok from upstream');
+
+    await stack.stopRedis();
+    expect((await ask('hello')).choices[0]?.message.content).toBe('ok from upstream');
+    await expect.poll(async () => ((await (await fetch(`${stack.gateway.url}/readyz`)).json()) as { checks: { redis: string } }).checks.redis, { timeout: 10_000 }).toBe('down');
+    expect((await fetch(`${stack.gateway.url}/healthz`)).status).toBe(200);
   });
 });

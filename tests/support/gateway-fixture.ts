@@ -12,6 +12,8 @@ export interface GatewayStack {
   readonly gateway: RunningGateway;
   /** The official SDK pointed at the gateway (optionally under a pool prefix). */
   client(options?: { apiKey?: string; pool?: string; headers?: Record<string, string> }): OpenAI;
+  /** Stops Redis now (for outage tests); `stop` then leaves it alone. */
+  stopRedis(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -36,8 +38,11 @@ export async function startGatewayStack(options: GatewayStackOptions): Promise<G
     ...memoryEnv,
     ...options.gatewayEnv,
   });
+  let redisStopped: Promise<void> | undefined;
+  const stopRedis = (): Promise<void> => (redisStopped ??= redis.stop());
   return {
     redis,
+    stopRedis,
     memory,
     upstream,
     gateway,
@@ -53,7 +58,7 @@ export async function startGatewayStack(options: GatewayStackOptions): Promise<G
       await gateway.stop();
       await memory?.stop();
       await upstream.close();
-      await redis.stop();
+      await stopRedis();
     },
   };
 }
