@@ -151,7 +151,7 @@ export class AnthropicStreamRewriter implements StreamRewriter {
     const block = { ...((data['content_block'] ?? { type: 'text' }) as AnthropicBlock) };
     if (block.type === 'text') {
       const initial = String(block['text'] ?? '');
-      const state = this.track(index, 'text', { ...data, content_block: { ...block, text: '' } }, { ...block, text: '' });
+      const state = this.track(index, 'text', { ...data, content_block: { ...block, text: '' } }, block);
       return initial === '' ? '' : this.showText(state, initial);
     }
     const hidden = block.type === 'tool_use' && this.view.openCall(String(block['id']), String(block['name'])).hidden;

@@ -10,13 +10,18 @@ import type { ResponsesItem, ResponsesRequest } from './responses-types.js';
 const adapter = new OpenAiResponsesAdapter();
 const TIER1 = '<engram-memory>\n- prefers fish shell\n</engram-memory>';
 
-type Item = { type: 'text'; text: string } | { type: 'call'; callId: string; name: string; args: string } | { type: 'reasoning'; id: string };
+type Item =
+  | { type: 'text'; text: string }
+  | { type: 'call'; callId: string; name: string; args: string }
+  | { type: 'custom'; callId: string; name: string; input: string }
+  | { type: 'reasoning'; id: string };
 
 function outputItem(item: Item, index: number): ResponsesItem {
   if (item.type === 'text') {
     return { id: `msg_${index}`, type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', annotations: [], text: item.text }] };
   }
   if (item.type === 'reasoning') return { id: item.id, type: 'reasoning', summary: [], encrypted_content: 'enc' };
+  if (item.type === 'custom') return { id: `ctc_${index}`, type: 'custom_tool_call', status: 'completed', call_id: item.callId, name: item.name, input: item.input };
   return { id: `fc_${index}`, type: 'function_call', status: 'completed', call_id: item.callId, name: item.name, arguments: item.args };
 }
 
@@ -45,6 +50,10 @@ function upstreamStream(id: string, items: Item[], usage?: { input_tokens: numbe
       send('response.output_item.added', { output_index, item: { ...full, status: 'in_progress', arguments: '' } });
       send('response.function_call_arguments.delta', { item_id: full['id'], output_index, delta: item.args });
       send('response.function_call_arguments.done', { item_id: full['id'], output_index, name: item.name, arguments: item.args });
+    } else if (item.type === 'custom') {
+      send('response.output_item.added', { output_index, item: { ...full, status: 'in_progress', input: '' } });
+      send('response.custom_tool_call_input.delta', { item_id: full['id'], output_index, delta: item.input });
+      send('response.custom_tool_call_input.done', { item_id: full['id'], output_index, input: item.input });
     } else {
       send('response.output_item.added', { output_index, item: full });
     }
@@ -196,6 +205,25 @@ describe('runTurn with the Responses adapter, streaming', () => {
     expect(sink.body).not.toContain('MEMORY_SUGGEST');
     expect(calls).toEqual([expect.objectContaining({ pattern: MemoryPattern.Store })]);
     expect(jobs).toEqual([expect.objectContaining({ suggestions: ['likes tabs'] })]);
+  });
+
+  it('ends the loop when a memory call comes with a custom tool call (Codex apply_patch), which the client gets', async () => {
+    const { sink, sent, calls } = await run({ model: 'gpt-5', input: 'patch it', stream: true, tools: [{ type: 'custom', name: 'apply_patch' }] }, [
+      {
+        body: upstreamStream('resp_1', [
+          { type: 'call', callId: 'call_m', name: 'store_memory', args: '{"content":"Uses apply_patch"}' },
+          { type: 'custom', callId: 'call_p', name: 'apply_patch', input: '*** Begin Patch' },
+        ]),
+      },
+    ]);
+    expect(sent).toHaveLength(1);
+    expect(calls).toEqual([expect.objectContaining({ pattern: MemoryPattern.Store })]);
+    const list = events(sink.body);
+    checkGrammar(list);
+    expect(list.find((event) => event['type'] === 'response.custom_tool_call_input.delta')).toMatchObject({ output_index: 0 });
+    expect((list.at(-1) as { response: { output: ResponsesItem[] } }).response.output).toEqual([
+      expect.objectContaining({ type: 'custom_tool_call', call_id: 'call_p', input: '*** Begin Patch' }),
+    ]);
   });
 
   it('owes the memory outputs of a mixed turn to the client request that continues it', async () => {

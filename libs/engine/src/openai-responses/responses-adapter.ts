@@ -4,7 +4,7 @@ import { MarkerStripper } from '../marker-stripper.js';
 import { addUsage } from '../openai-chat/usage.js';
 import type { MemoryRound, MemoryToolDefinition, ModelTurn, ToolCall } from '../turn.js';
 import type { StreamRewriter, WireAdapter } from '../wire-adapter.js';
-import { asInputItems, messageText, withoutMemoryTools } from './responses-items.js';
+import { asInputItems, messageText, toolCallOf, withoutMemoryTools } from './responses-items.js';
 import { ResponsesStreamRewriter } from './responses-stream-rewriter.js';
 import { PendingMemoryOutputs } from './responses-pending-outputs.js';
 import type { ResponsesItem, ResponsesRequest, ResponsesResponse, ResponsesRound } from './responses-types.js';
@@ -118,9 +118,7 @@ export class OpenAiResponsesAdapter implements WireAdapter<ResponsesRequest> {
   readTurn(body: unknown): ModelTurn {
     const response = body as ResponsesResponse;
     const output = Array.isArray(response.output) ? response.output : [];
-    const toolCalls: ToolCall[] = output
-      .filter((item) => item.type === 'function_call')
-      .map((item) => ({ id: String(item['call_id']), name: String(item['name']), arguments: String(item['arguments'] ?? '') }));
+    const toolCalls = output.map((item) => toolCallOf(item)).filter((call): call is ToolCall => call !== null);
     return {
       text: output.map((item) => (item.type === 'message' ? messageText(item) : '')).join(''),
       toolCalls,

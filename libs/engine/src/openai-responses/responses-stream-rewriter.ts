@@ -2,7 +2,7 @@ import type { ClientView } from '../client-view.js';
 import { addUsage } from '../openai-chat/usage.js';
 import type { ModelTurn, ToolCall } from '../turn.js';
 import type { SseMessage, StreamRewriter } from '../wire-adapter.js';
-import { withoutMemoryTools } from './responses-items.js';
+import { toolCallOf, withoutMemoryTools } from './responses-items.js';
 import type { ResponsesItem, ResponsesResponse, ResponsesRound } from './responses-types.js';
 
 /** One upstream output item of the current round. */
@@ -94,13 +94,7 @@ export class ResponsesStreamRewriter implements StreamRewriter {
 
   endRound(): ModelTurn {
     const states = [...this.items.entries()].sort(([a], [b]) => a - b).map(([, state]) => state);
-    const toolCalls: ToolCall[] = states
-      .filter((state) => state.item.type === 'function_call')
-      .map((state) => ({
-        id: String(state.item['call_id']),
-        name: String(state.item['name']),
-        arguments: typeof state.item['arguments'] === 'string' && state.item['arguments'] !== '' ? state.item['arguments'] : state.arguments,
-      }));
+    const toolCalls = states.map((state) => toolCallOf(state.item, state.arguments)).filter((call): call is ToolCall => call !== null);
     const status = this.terminal?.response.status;
     const turn: ModelTurn = {
       text: this.text,
