@@ -1,10 +1,11 @@
 import { JobName, QueueName } from '@engram/jobs';
 import { Queue } from 'bullmq';
-import type OpenAI from 'openai';
+import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contentText, startGatewayStack, type GatewayStack } from '../support/gateway-fixture.js';
 import type { RecordedRequest } from '../support/scripted-http.js';
 import { callTools, say, type ChatReply, type ChatRequestJson } from '../support/scripted-openai-upstream.js';
+import { startGateway } from '../support/stack.js';
 
 const MEMORY_TOOLS = ['store_memory', 'memory_search', 'memory_list', 'memory_update', 'memory_delete', 'memory_refresh'];
 const LIMIT = 'No more memory searches this turn. Use what you have.';
@@ -188,6 +189,29 @@ describe('gateway with memory (real memory service, scripted upstream, openai SD
       });
     } finally {
       await queue.close();
+    }
+  });
+
+  it('drops a cached Tier 1 when memory announces a change made elsewhere', async () => {
+    const other = await startGateway({ UPSTREAM_BASE_URL: stack.upstream.baseUrl, REDIS_URL: stack.redis.url, ...(stack.memory?.clientEnv ?? {}) });
+    try {
+      const viaOther = new OpenAI({ baseURL: `${other.url}/pools/announced/v1`, apiKey: 'sk-client', maxRetries: 0 });
+      const systemSeenUpstream = async (): Promise<string> => {
+        await viaOther.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'hello' }] });
+        const first = stack.upstream.chatRequests.at(-1)?.body.messages[0];
+        return first?.role === 'system' ? contentText(first.content) : '';
+      };
+      expect(await systemSeenUpstream()).toBe(''); // the other gateway now caches an empty Tier 1 for the pool
+      const stored = await fetch(`${stack.gateway.url}/engram/pools/announced/memories`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ content: 'The user is called Ada', type: 'USER', category: 'person' }),
+      });
+      expect(stored.status).toBe(201);
+      // Well within the cache's 30 s safety TTL: only the announcement can explain the refresh.
+      await expect.poll(systemSeenUpstream, { timeout: 10_000, interval: 200 }).toContain('The user is called Ada');
+    } finally {
+      await other.stop();
     }
   });
 
