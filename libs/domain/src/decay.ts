@@ -36,7 +36,12 @@ export function effectiveConfidence(
   now: Date,
   days: number = daysSince(decayAnchor(entry), now),
 ): number {
-  return entry.confidence * decayRate(entry.category) ** days;
+  return decayedConfidence(entry.confidence, entry.category, days);
+}
+
+/** The formula itself, for callers that already know the days (e.g. computed by SQLite). */
+export function decayedConfidence(confidence: number, category: Category | null, days: number): number {
+  return confidence * decayRate(category) ** Math.max(0, days);
 }
 
 /** True when decay has taken an active entry below the archive threshold. */

@@ -87,6 +87,15 @@ describe('MemoryService on a real data dir', () => {
     expect(events.at(-1)).toMatchObject({ type: 'memory.referenced', causationId: 'req-1', actor: 'llm', data: { ids: [docker.id] } });
   });
 
+  it('ranks the more confident of two equally relevant entries first', async () => {
+    const weak = await service.store({ ...user, content: 'deploy with docker compose', category: 'project', confidence: 0.4 });
+    const strong = await service.store({ ...user, content: 'deploy with docker compose', category: 'project', confidence: 1 });
+    const hits = await service.search({ pool: 'team', query: 'docker compose' });
+    expect(hits.map((hit) => hit.entry.id)).toEqual([strong.id, weak.id]);
+    expect(hits[0]?.effectiveConfidence).toBeCloseTo(1, 5);
+    expect(hits[0]?.score).toBeGreaterThan(hits[1]?.score ?? 0);
+  });
+
   it('soft-deletes and restores; purge forgets content in db, flat files and log', async () => {
     const secret = await service.store({ ...user, content: 'the password is hunter2', category: 'environment' });
     const kept = await service.store({ ...user, content: 'kept fact', category: 'project' });

@@ -22,6 +22,7 @@ import {
   EVENT_SCHEMA_VERSION,
   buildTier1,
   changesOf,
+  decayedConfidence,
   effectiveConfidence,
   type Actor,
   type EventDataByType,
@@ -97,7 +98,7 @@ const EVENTS_DEFAULT_LIMIT = 100;
 const EVENTS_MAX_LIMIT = 1000;
 const REFRESH_MAX_IDS = 100;
 /** How many of a pool's most recent matches a search ranks. */
-const SEARCH_WINDOW = 1000;
+const SEARCH_WINDOW = 500;
 
 /**
  * The memory operations. Write path: validate against the current state (acknowledged plus
@@ -300,10 +301,11 @@ export class MemoryService {
       hits.sort((a, b) => b.score - a.score || (a.entry.id < b.entry.id ? -1 : 1));
       hits = hits.slice(0, limit);
     } else {
+      const today = julianDay(now);
       const scored = this.deps.projection
         .searchWindow({ pool, match, includeArchived, window: SEARCH_WINDOW, ...(category ? { category } : {}) })
         .map((candidate) => {
-          const effective = effectiveConfidence(candidate, now);
+          const effective = decayedConfidence(candidate.confidence, candidate.category, today - candidate.anchorDay);
           return { rowid: candidate.rowid, score: -candidate.rank * (0.5 + 0.5 * effective), effective };
         })
         .sort((a, b) => b.score - a.score || a.rowid - b.rowid)
@@ -515,6 +517,11 @@ export class MemoryService {
       if (!this.current(id)) return id;
     }
   }
+}
+
+/** Julian day number of a time, as SQLite's julianday() gives it. */
+function julianDay(time: Date): number {
+  return time.getTime() / DAY_MS + 2_440_587.5;
 }
 
 function defaultType(category: string | null): 'USER' | 'MEMORY' {

@@ -25,11 +25,19 @@ export interface FtsQuery {
 
 export interface SearchCandidate {
   readonly rowid: number;
+  /** BM25 as FTS5 reports it: negative, lower is better. */
   readonly rank: number;
   readonly confidence: number;
   readonly category: Category | null;
-  readonly lastReferenced: string | null;
-  readonly createdAt: string;
+  /** Julian day of the last reference, or of the creation: where decay starts. */
+  readonly anchorDay: number;
+}
+
+interface SearchParams {
+  readonly match: string;
+  readonly pool: string;
+  readonly category: string | null;
+  readonly window: number;
 }
 
 /** One entry before and after an event (undefined: did not exist / was purged). */
@@ -49,6 +57,7 @@ const TIER1_CANDIDATE_LIMIT = 2000;
 export class Projection {
   private readonly statements;
   private lastSeqValue: number;
+  private readonly searchStatements = new Map<string, Database.Statement<SearchParams, SearchCandidate>>();
 
   private constructor(readonly db: Database.Database) {
     this.statements = {
@@ -208,15 +217,17 @@ export class Projection {
     const filters = ['m.pool = @pool'];
     if (!query.includeArchived) filters.push('m.is_archived = 0');
     if (query.category) filters.push('m.category = @category');
-    return this.db
-      .prepare<{ match: string; pool: string; category: string | undefined; window: number }, SearchCandidate>(
-        `SELECT memories_fts.rowid AS rowid, bm25(memories_fts) AS rank, m.confidence AS confidence, m.category AS category,
-           m.last_referenced AS lastReferenced, m.created_at AS createdAt
-         FROM memories_fts JOIN memories AS m ON m.rowid = memories_fts.rowid
-         WHERE memories_fts MATCH @match AND ${filters.join(' AND ')}
-         ORDER BY memories_fts.rowid DESC LIMIT @window`,
-      )
-      .all({ match: query.match, pool: query.pool, category: query.category, window: query.window });
+    const sql = `SELECT memories_fts.rowid AS rowid, bm25(memories_fts) AS rank, m.confidence AS confidence,
+         m.category AS category, julianday(coalesce(m.last_referenced, m.created_at)) AS anchorDay
+       FROM memories_fts JOIN memories AS m ON m.rowid = memories_fts.rowid
+       WHERE memories_fts MATCH @match AND ${filters.join(' AND ')}
+       ORDER BY memories_fts.rowid DESC LIMIT @window`;
+    let statement = this.searchStatements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare<SearchParams, SearchCandidate>(sql);
+      this.searchStatements.set(sql, statement);
+    }
+    return statement.all({ match: query.match, pool: query.pool, category: query.category ?? null, window: query.window });
   }
 
   /** Entries by rowid, in the order given. */
