@@ -16,6 +16,13 @@ export async function relay(send: () => Promise<UpstreamReply>, sink: ClientSink
   const onError = options.onError;
   try {
     const reply = await send();
+    if (!reply.headers['content-type']?.includes('text/event-stream')) {
+      // A whole JSON answer: one write with its length, not a chunked body.
+      const chunks: Uint8Array[] = [];
+      for await (const chunk of reply.body) chunks.push(chunk);
+      sink.respond(reply.status, reply.headers, chunks.length === 1 ? (chunks[0] as Uint8Array) : Buffer.concat(chunks));
+      return;
+    }
     sink.startStream(reply.status, reply.headers);
     for await (const chunk of reply.body) await sink.write(chunk);
     sink.end();

@@ -36,7 +36,8 @@ export class HttpSink implements ClientSink {
   startStream(status: number, headers: Readonly<Record<string, string>>): void {
     this.started = true;
     this.response.writeHead(status, { ...headers, 'x-request-id': this.requestId });
-    this.response.flushHeaders();
+    // An event stream shows its start at once; any other body leaves with its first bytes (one packet, one wake-up).
+    if (headers['content-type']?.includes('text/event-stream')) this.response.flushHeaders();
   }
 
   write(chunk: string | Uint8Array): Promise<void> {
