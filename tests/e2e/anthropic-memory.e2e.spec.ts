@@ -1,5 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { MessageParam, RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages';
+import { JobName, QueueName } from '@engram/jobs';
+import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   anthropicMessage,
@@ -169,13 +171,14 @@ describe('Claude Code through Engram: Anthropic Messages with memory', () => {
     expect(second.content).toEqual([{ type: 'text', text: 'Weather tool said: sunny' }]);
   });
 
-  it('strips memory markers from the stream, split across deltas as they are', async () => {
+  it('strips memory markers from the stream, split across deltas as they are, and queues them for extraction', async () => {
     const raw: string[] = [];
     const stream = claudeCode('claude-markers').messages.stream(ask('SUGGEST'));
     stream.on('text', (delta) => raw.push(delta));
     const message = await stream.finalMessage();
     expect(message.content).toEqual([{ type: 'text', text: 'Sure.  Anything else?' }]);
     expect(raw.join('')).toBe('Sure.  Anything else?');
+    await expectExtraction(stack, 'claude-markers', 'SUGGEST');
   });
 
   it('counts tokens of what is really sent: the memory tools and Tier 1 included', async () => {
@@ -233,3 +236,17 @@ describe('Claude Code through Engram: Anthropic Messages with memory', () => {
     });
   });
 });
+
+/** The marker's content reached the worker's extraction queue, with the exchange the person saw. */
+async function expectExtraction(stack: SurfacesStack, pool: string, user: string): Promise<void> {
+  const queue = new Queue(QueueName.Extract, { connection: { url: stack.redis.url } });
+  try {
+    const jobsOfPool = async () => (await queue.getJobs(['waiting', 'delayed', 'prioritized'])).filter((job) => (job.data as { pool?: string }).pool === pool);
+    await expect.poll(async () => (await jobsOfPool()).length, { timeout: 10_000 }).toBeGreaterThan(0);
+    const [job] = await jobsOfPool();
+    expect(job?.name).toBe(JobName.ExtractExchange);
+    expect(job?.data).toMatchObject({ pool, suggestions: ['User likes green tea'], exchange: { user, assistant: 'Sure.  Anything else?' } });
+  } finally {
+    await queue.close();
+  }
+}

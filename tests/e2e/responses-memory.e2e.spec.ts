@@ -1,5 +1,7 @@
 import OpenAI from 'openai';
 import type { ResponseStreamEvent } from 'openai/resources/responses/responses';
+import { JobName, QueueName } from '@engram/jobs';
+import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { codexProvider, DOC_ORIGIN } from '../support/client-config-doc.js';
 import type { RecordedRequest } from '../support/scripted-http.js';
@@ -151,13 +153,14 @@ describe('Codex CLI through Engram: OpenAI Responses with memory', () => {
     expect(resent.output_text).toBe('Weather tool said: rainy');
   });
 
-  it('strips memory markers from streamed text and from the done events', async () => {
+  it('strips memory markers from streamed text and from the done events, and queues them for extraction', async () => {
     const deltas: string[] = [];
     const stream = codex('codex-markers').responses.stream({ model: MODEL, input: 'SUGGEST' });
     stream.on('response.output_text.delta', (event) => deltas.push(event.delta));
     const final = await stream.finalResponse();
     expect(deltas.join('')).toBe('Sure.  Anything else?');
     expect(visibleText(final.output)).toBe('Sure.  Anything else?');
+    await expectExtraction(stack, 'codex-markers', 'SUGGEST');
   });
 
   describe('upstream failures reach the client in OpenAI’s error shape', () => {
@@ -189,3 +192,17 @@ describe('Codex CLI through Engram: OpenAI Responses with memory', () => {
     });
   });
 });
+
+/** The marker's content reached the worker's extraction queue, with the exchange the person saw. */
+async function expectExtraction(stack: SurfacesStack, pool: string, user: string): Promise<void> {
+  const queue = new Queue(QueueName.Extract, { connection: { url: stack.redis.url } });
+  try {
+    const jobsOfPool = async () => (await queue.getJobs(['waiting', 'delayed', 'prioritized'])).filter((job) => (job.data as { pool?: string }).pool === pool);
+    await expect.poll(async () => (await jobsOfPool()).length, { timeout: 10_000 }).toBeGreaterThan(0);
+    const [job] = await jobsOfPool();
+    expect(job?.name).toBe(JobName.ExtractExchange);
+    expect(job?.data).toMatchObject({ pool, suggestions: ['User likes green tea'], exchange: { user, assistant: 'Sure.  Anything else?' } });
+  } finally {
+    await queue.close();
+  }
+}
