@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -12,7 +12,7 @@ import { ScriptedHttpServer } from '../support/scripted-http.js';
 const run = promisify(execFile);
 const README_URL = 'http://localhost:8080';
 
-/** Commands a Docker engine runs: ops/compose-smoke.sh runs every one of them, in README order. */
+/** Commands a Docker engine runs: ops/compose-smoke.sh runs every one of them (and the ops/ ones), in README order. */
 const isDockerCompose = (command: string): boolean => command.startsWith('docker compose ');
 /** Commands run elsewhere, with the file that runs them and the line that does. */
 const RUN_ELSEWHERE: Readonly<Record<string, { file: string; marker: string }>> = {
@@ -35,7 +35,7 @@ const CLIENT_DOC = 'ops/docs/clients-anthropic-responses.md';
 const isClientSetting = (command: string): boolean => command.startsWith('export ANTHROPIC_');
 /** Commands this file runs against the compose services, as a newcomer would type them. */
 const isRunHere = (command: string): boolean =>
-  command === 'cp .env.example .env' || command.startsWith('curl ') || command.startsWith('npx engram ');
+  command === 'cp .env.example .env' || command.startsWith('curl ') || command.startsWith('npx engram ') || command.startsWith('ops/');
 
 describe('README.md', () => {
   it('has no command that nothing runs', () => {
@@ -100,6 +100,7 @@ describe('README.md', () => {
       // A newcomer's shell: a folder of their own, the repository's tools on hand, Engram's data dir.
       home = mkdtempSync(join(tmpdir(), 'engram-readme-'));
       symlinkSync(join(repoRoot, 'node_modules'), join(home, 'node_modules'));
+      symlinkSync(join(repoRoot, 'ops'), join(home, 'ops'));
       copyFileSync(join(repoRoot, '.env.example'), join(home, '.env.example'));
       env = {
         PATH: process.env['PATH'] ?? '',
@@ -142,12 +143,13 @@ describe('README.md', () => {
       expect(listed.stdout).toContain('I prefer short answers');
     });
 
-    it('npx engram backup copies the running data dir; restore refuses until memory stops, then restores', async () => {
-      const [backup] = commands('npx engram backup');
-      const [restore] = commands('npx engram restore');
+    it('ops/backup.sh copies the running data dir; ops/restore.sh refuses until memory stops, then restores', async () => {
+      const [backup] = commands('ops/backup.sh');
+      const [restore] = commands('ops/restore.sh');
       const made = await sh(backup!);
       expect(made.code, made.stderr).toBe(0);
-      expect(made.stdout).toMatch(/^backed up /);
+      expect(made.stdout).toMatch(/^backed up /m);
+      expect(readdirSync(join(home, 'backups'))).toHaveLength(1);
 
       const refused = await sh(restore!);
       expect(refused.code).not.toBe(0);

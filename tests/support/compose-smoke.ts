@@ -2,7 +2,8 @@
  * `ops/compose-smoke.sh`: the real stack under Docker. Builds the image, brings docker-compose.yml
  * up as project `engram-smoke` (its own volumes, gateway on a free port, upstream = a scripted
  * model on this host), runs the same store-then-recall conversation as the topology test, then
- * every `docker compose` line of the README in order (backup, copy out, stop, restore, up, logs),
+ * every `docker compose` and `ops/` line of the README in order (backup and restore through the
+ * memory container, logs),
  * then takes everything down again.
  */
 import { execFileSync } from 'node:child_process';
@@ -88,7 +89,9 @@ try {
   });
   assert.match(compose('exec', '-T', 'memory', 'cat', '/data/pools/default/USER.md'), new RegExp(DEPLOY_FACT));
   assert.equal(compose('exec', '-T', 'memory', 'id', '-un').trim(), 'node');
-  for (const command of readmeCommands().filter((line) => line.startsWith('docker compose '))) readmeLine(command);
+  for (const command of readmeCommands().filter((line) => line.startsWith('docker compose ') || line.startsWith('ops/'))) {
+    readmeLine(command.replace(/^ops\//, `${repoRoot}ops/`));
+  }
   compose('up', '-d', '--wait', '--wait-timeout', '180');
   assert.match(compose('exec', '-T', 'memory', 'cat', '/data/pools/default/USER.md'), new RegExp(DEPLOY_FACT));
   process.stdout.write('compose-smoke: the stack came up healthy and remembered across turns\n');
