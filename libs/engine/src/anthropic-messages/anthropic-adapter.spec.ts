@@ -270,6 +270,17 @@ describe('runTurn with the Anthropic adapter, streaming', () => {
     expect(message.usage.output_tokens).toBe(25);
   });
 
+  it('runs no memory call of a round the upstream failed in the middle', async () => {
+    const failing = upstreamStream([{ type: 'tool_use', id: 'toolu_1', name: 'store_memory', input: { content: 'half-baked' } }], 'tool_use').replace(
+      /event: message_delta[\s\S]*$/,
+      'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n',
+    );
+    const { sink, sent, calls } = await run(ask('hi', { stream: true }), [{ body: failing }]);
+    expect(calls).toEqual([]);
+    expect(sent).toHaveLength(1);
+    expect(events(sink.body).at(-1)).toMatchObject({ event: 'error' });
+  });
+
   it('ends a stream whose later round fails with an Anthropic error event', async () => {
     const { sink } = await run(ask('hi', { stream: true }), [
       { body: upstreamStream([{ type: 'tool_use', id: 'toolu_1', name: 'memory_list', input: {} }], 'tool_use') },

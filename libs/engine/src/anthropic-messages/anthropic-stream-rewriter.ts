@@ -114,6 +114,8 @@ export class AnthropicStreamRewriter implements StreamRewriter {
     if (this.roundUsage) this.usage = addUsage(this.usage, this.roundUsage);
     this.roundUsage = null;
     this.blocks = new Map();
+    // A round the upstream failed is over: its calls must not run, nor start another round.
+    if (this.failed) return { text, toolCalls: [], finishReason: null, raw };
     return { text, toolCalls, finishReason: finishReasonOf(this.stopReason), raw };
   }
 

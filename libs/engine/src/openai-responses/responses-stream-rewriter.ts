@@ -98,7 +98,8 @@ export class ResponsesStreamRewriter implements StreamRewriter {
     const status = this.terminal?.response.status;
     const turn: ModelTurn = {
       text: this.text,
-      toolCalls,
+      // A round the upstream failed is over: its calls must not run, nor start another round.
+      toolCalls: this.failed ? [] : toolCalls,
       finishReason: toolCalls.length > 0 ? 'tool_calls' : status === 'incomplete' ? 'length' : this.terminal ? 'stop' : null,
       raw: { responseId: this.terminal?.response.id, items: states.map((state) => state.item) } satisfies ResponsesRound,
     };
