@@ -60,18 +60,25 @@ export function catchUp(projection: Projection, log: { readonly lastSeq: number;
     );
   }
   const from = projection.lastSeq;
+  // An empty database (seq 0 holds no memory) is filled without FTS triggers, then indexed once.
+  const filling = from === 0 && log.lastSeq > 0;
+  if (filling) projection.suspendFullText();
   let chunk = [];
   let applied = 0;
-  for (const event of log.eventsAfter(from)) {
-    chunk.push(event);
-    if (chunk.length >= CATCH_UP_CHUNK) {
-      projection.apply(chunk);
-      applied += chunk.length;
-      chunk = [];
+  try {
+    for (const event of log.eventsAfter(from)) {
+      chunk.push(event);
+      if (chunk.length >= CATCH_UP_CHUNK) {
+        projection.apply(chunk);
+        applied += chunk.length;
+        chunk = [];
+      }
     }
+    projection.apply(chunk);
+    applied += chunk.length;
+  } finally {
+    if (filling) projection.rebuildFullText();
   }
-  projection.apply(chunk);
-  applied += chunk.length;
   if (applied > 0) logger.info({ from, to: projection.lastSeq, applied }, 'caught the database up from the event log');
   return applied;
 }

@@ -122,7 +122,9 @@ export class Projection {
       db.exec(SCHEMA_SQL);
       const version = db.prepare<[], { value: number }>("SELECT value FROM meta WHERE key = 'schema_version'").get();
       if (version?.value !== SCHEMA_VERSION) throw new Error(`schema version ${version?.value}, expected ${SCHEMA_VERSION}`);
-      return new Projection(db);
+      const projection = new Projection(db);
+      if (projection.meta('fts_stale') === 1) projection.rebuildFullText();
+      return projection;
     } catch (error) {
       db.close();
       throw error;
@@ -283,6 +285,22 @@ export class Projection {
 
   markDispatched(seq: number): void {
     this.statements.setMeta.run(seq, 'dispatched_seq');
+  }
+
+  /**
+   * For filling an empty database: without the FTS triggers every row is written once, and
+   * `rebuildFullText` then indexes the final content in one pass, which is faster than indexing
+   * each insert and update as it comes.
+   */
+  suspendFullText(): void {
+    this.db.exec(`DROP TRIGGER IF EXISTS memories_fts_insert; DROP TRIGGER IF EXISTS memories_fts_delete;
+      DROP TRIGGER IF EXISTS memories_fts_update; INSERT OR REPLACE INTO meta (key, value) VALUES ('fts_stale', 1);`);
+  }
+
+  /** Restores the triggers and indexes every row; also run on open when a fill was interrupted. */
+  rebuildFullText(): void {
+    this.db.exec(SCHEMA_SQL);
+    this.db.exec("INSERT INTO memories_fts (memories_fts) VALUES ('rebuild'); DELETE FROM meta WHERE key = 'fts_stale';");
   }
 
   /** Checks the FTS index against its content table; throws when they disagree. */
