@@ -71,32 +71,50 @@ export class TurnService {
     }
 
     const upstream = surface.upstream.forClient(request.headers, requestId);
-    const path = surface.adapter.upstreamPath(parsed);
     const context: TurnContext = { pool, requestId };
-    await requestContext.run(context, async () => {
-      const wanted = request.headers['x-engram-memory'] !== 'off' && surface.adapter.supportsMemory(parsed);
-      const tier1 = wanted ? await this.deps.gate.tier1(pool, requestId) : null;
-      if (tier1 === null) {
-        if (wanted) this.deps.metrics.error('memory_unavailable');
-        await relay(() => upstream.post(path, raw as Buffer, sink.signal), sink, {
-          onError: this.observer.error,
-          ...(surface.adapter.errorBody ? { errorBody: (error) => surface.adapter.errorBody?.(error) } : {}),
-        });
-        return;
-      }
-      const withMemory = surface.adapter.withMemory(parsed, {
-        tier1Block: tier1.block,
-        tools: this.deps.maxIterations > 0 ? MEMORY_TOOLS : [],
-      });
-      if (tier1.block !== '') this.deps.metrics.tier1Injected(tier1.block.length);
-      await runTurn(surface.adapter, withMemory, context, {
-        upstream,
-        tools: this.deps.tools,
-        extraction: this.deps.extraction,
-        maxIterations: this.deps.maxIterations,
-        observer: this.observer,
-      }, sink);
+    await requestContext.run(context, () => this.serve(surface, parsed, raw as Buffer, context, upstream, request.headers['x-engram-memory'] !== 'off', sink)).catch((error: unknown) => {
+      // A bug on one request answers that request with a 500; it never reaches the process.
+      this.deps.metrics.error('internal');
+      this.deps.logger.error({ err: error instanceof Error ? error.stack : String(error), requestId }, 'request failed');
+      if (sink.started) return sink.abort();
+      const failure = new EngramHttpError(500, 'internal error', 'server_error', 'internal_error');
+      sink.respond(500, JSON_HEADERS, JSON.stringify(surface.adapter.errorBody ? surface.adapter.errorBody(failure) : failure.body()));
     });
+  }
+
+  private async serve<R>(
+    surface: Surface<R>,
+    parsed: R,
+    raw: Buffer,
+    context: TurnContext,
+    upstream: ReturnType<UpstreamRepository['forClient']>,
+    memoryOn: boolean,
+    sink: HttpSink,
+  ): Promise<void> {
+    const { pool, requestId } = context;
+    const path = surface.adapter.upstreamPath(parsed);
+    const wanted = memoryOn && surface.adapter.supportsMemory(parsed);
+    const tier1 = wanted ? await this.deps.gate.tier1(pool, requestId) : null;
+    if (tier1 === null) {
+      if (wanted) this.deps.metrics.error('memory_unavailable');
+      await relay(() => upstream.post(path, raw, sink.signal), sink, {
+        onError: this.observer.error,
+        ...(surface.adapter.errorBody ? { errorBody: (error) => surface.adapter.errorBody?.(error) } : {}),
+      });
+      return;
+    }
+    const withMemory = surface.adapter.withMemory(parsed, {
+      tier1Block: tier1.block,
+      tools: this.deps.maxIterations > 0 ? MEMORY_TOOLS : [],
+    });
+    if (tier1.block !== '') this.deps.metrics.tier1Injected(tier1.block.length);
+    await runTurn(surface.adapter, withMemory, context, {
+      upstream,
+      tools: this.deps.tools,
+      extraction: this.deps.extraction,
+      maxIterations: this.deps.maxIterations,
+      observer: this.observer,
+    }, sink);
   }
 
   private reject<R>(surface: Surface<R>, sink: HttpSink, error: EngramHttpError): void {
