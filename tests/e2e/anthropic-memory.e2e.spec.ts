@@ -191,6 +191,12 @@ describe('Claude Code through Engram: Anthropic Messages with memory', () => {
     expect(JSON.stringify(sent?.body['system'])).toContain('Prefers tabs over spaces');
   });
 
+  it('lists the Anthropic upstream’s models to an Anthropic client', async () => {
+    const models = await claudeCode('team-a').models.list();
+    expect(models.data.map((model) => model.id)).toEqual([MODEL]);
+    expect(stack.anthropic.requests.at(-1)).toMatchObject({ method: 'GET', path: '/v1/models' });
+  });
+
   it('passes a request through untouched with x-engram-memory: off', async () => {
     await claudeCode(undefined, { 'x-engram-memory': 'off' }).messages.create(ask('hello'));
     const sent = stack.anthropic.messageRequests.at(-1);

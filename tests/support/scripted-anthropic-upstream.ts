@@ -61,7 +61,7 @@ const MODEL_FALLBACK = 'claude-sonnet-4-5';
  * ping after the first block starts), `input_json_delta` partial_json for tool_use,
  * message_delta (stop_reason and usage) and message_stop. Replies are scripted per test, in
  * order; when the queue is empty the responder (if any) decides. Every request is recorded.
- * Serves `POST /v1/messages` and `POST /v1/messages/count_tokens`.
+ * Serves `POST /v1/messages`, `POST /v1/messages/count_tokens` and `GET /v1/models`.
  */
 export class ScriptedAnthropicUpstream {
   private readonly queue: AnthropicReply[] = [];
@@ -112,6 +112,14 @@ export class ScriptedAnthropicUpstream {
 
   private async handle(request: RecordedRequest, response: ServerResponse): Promise<void> {
     const path = request.path.split('?')[0];
+    if (request.method === 'GET' && path === '/v1/models') {
+      const refusal = this.checkHeaders(request);
+      if (refusal) return sendError(response, refusal.status, refusal.errorType, refusal.message);
+      const model = { type: 'model', id: MODEL_FALLBACK, display_name: 'Claude Sonnet 4.5', created_at: '2025-09-29T00:00:00Z' };
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ data: [model], has_more: false, first_id: model.id, last_id: model.id }));
+      return;
+    }
     if (request.method !== 'POST' || (path !== '/v1/messages' && path !== '/v1/messages/count_tokens')) {
       return sendError(response, 404, 'not_found_error', `${request.method} ${request.path} not found`);
     }
