@@ -77,6 +77,12 @@ describe('docker-compose.yml, run as local processes', () => {
       await upstream?.close();
     });
 
+    it('wires the gateway to memory and Redis by the compose host names', async () => {
+      const ready = await fetch(`${topology.gatewayUrl}/readyz`);
+      expect(ready.status).toBe(200);
+      expect(await ready.json()).toMatchObject({ checks: { memory: 'up', redis: 'up' } });
+    });
+
     it('stores a fact in one turn and recalls it in the next', async () => {
       const outcome = await storeThenRecall(topology.gatewayUrl);
       expect(outcome).toEqual({
