@@ -3,7 +3,9 @@
  *
  * - `turn.ts`: the wire-independent turn (ModelTurn, ToolCall, ToolResult, MemoryRound).
  * - `wire-adapter.ts`: what a format must implement (read its doc comment to write one).
- * - `turn-runner.ts`: `runTurn(adapter, request, context, deps, sink)`, the tool loop.
+ * - `turn-runner.ts`: `runTurn(adapter, adapter.withMemory(request, ...), context, deps, sink)`, the tool
+ *   loop (so `clientToolNames` must leave out the tool objects `withMemory` appended).
+ * - `relay.ts`: verbatim pass-through (memory off or unavailable, endpoints Engram does not own).
  * - `memory-tools.ts` / `memory-tool-executor.ts`: the six tools and their execution.
  * - `tier1-cache.ts`, `marker-stripper.ts`, `client-view.ts`, `extraction.ts`.
  * - `api-keys.ts`, `pool-selection.ts`, `errors.ts`: auth, pools and error shape for every surface.
