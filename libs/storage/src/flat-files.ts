@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MEMORY_TYPES, type MemoryEntry, type MemoryType } from '@engram/domain';
 import type { DataDir } from './data-dir.js';
@@ -118,8 +119,9 @@ export class FlatFiles {
   }
 
   /**
-   * Synchronous on purpose: a few small writes and a rename cost less than the promise machinery of
-   * async fs, and a render then never interleaves with the changes it renders. Runs in a microtask.
+   * The write is synchronous (into the page cache, cheaper than async fs's promise machinery); the
+   * rename is not: on ext4 replacing a file by rename starts writeback of the new one, which is the
+   * slow part, so it runs on libuv's pool while the event loop applies the next batch.
    */
   private async render(pool: string, state: PoolFiles): Promise<void> {
     await Promise.resolve();
@@ -131,6 +133,7 @@ export class FlatFiles {
       for (const name of readdirSync(dir)) if (name.includes('.md.tmp-')) rmSync(join(dir, name), { force: true });
       this.madeDirs.add(dir);
     }
+    const renames: Promise<void>[] = [];
     for (const type of MEMORY_TYPES) {
       const blocks = types[type];
       if (!blocks.dirty) continue;
@@ -139,8 +142,9 @@ export class FlatFiles {
       const temp = `${path}.tmp-${process.pid}`;
       blocks.body ??= [...blocks.blocks.values()].join(FLAT_SEPARATOR_LINE);
       writeFileSync(temp, flatFileText(pool, type, blocks.body));
-      renameSync(temp, path);
+      renames.push(rename(temp, path));
     }
+    await Promise.all(renames);
   }
 
   private load(pool: string): Record<MemoryType, TypeBlocks> {
