@@ -247,6 +247,12 @@ describe('runTurn with the Anthropic adapter, streaming', () => {
     expect(jobs).toEqual([expect.objectContaining({ suggestions: ['Lives in Bern', 'likes Bern'] })]);
   });
 
+  it('keeps text that only looked like the start of a marker, at the end of a block too', async () => {
+    const { sink } = await run(ask('compare', { stream: true }), [{ body: upstreamStream([{ type: 'text', text: 'a <MEM b, so 1 <' }], 'end_turn') }]);
+    const message = await assemble(sink.body);
+    expect(message.content).toEqual([{ type: 'text', text: 'a <MEM b, so 1 <' }]);
+  });
+
   it('sends thinking blocks back whole, signature included, in the memory round', async () => {
     const { sent } = await run(ask('what do I prefer?', { stream: true }), [
       { body: upstreamStream([{ type: 'thinking', thinking: 'Check memory.', signature: 'sig==' }, { type: 'tool_use', id: 'toolu_1', name: 'memory_list', input: {} }], 'tool_use') },

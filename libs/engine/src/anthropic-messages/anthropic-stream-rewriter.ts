@@ -172,7 +172,11 @@ export class AnthropicStreamRewriter implements StreamRewriter {
       case 'text_delta': {
         const text = String(delta['text'] ?? '');
         raw['text'] = String(raw['text'] ?? '') + text;
-        return state.kind === 'text' ? this.showText(state, text) : this.renumbered(message, data, state);
+        if (state.kind !== 'text') return this.renumbered(message, data, state);
+        const shown = this.view.pushText(text);
+        // Untouched text in an open block at its own index keeps the upstream's exact bytes.
+        if (shown === text && state.clientIndex === Number(data['index'])) return verbatim(message);
+        return this.reveal(state, shown);
       }
       case 'input_json_delta':
         state.json += String(delta['partial_json'] ?? '');
@@ -202,7 +206,7 @@ export class AnthropicStreamRewriter implements StreamRewriter {
     }
     if (state.kind === 'hidden') return '';
     if (state.kind === 'text') {
-      const out = this.showText(state, this.view.flushText());
+      const out = this.reveal(state, this.view.flushText());
       return state.clientIndex < 0 ? out : out + event('content_block_stop', { ...data, index: state.clientIndex });
     }
     return this.renumbered(message, data, state);
@@ -210,7 +214,11 @@ export class AnthropicStreamRewriter implements StreamRewriter {
 
   /** Text the model wrote into a text block: markers out, the block opened once it has something to show. */
   private showText(state: BlockState, text: string): string {
-    const shown = this.view.pushText(text);
+    return this.reveal(state, this.view.pushText(text));
+  }
+
+  /** Visible text of a text block: held while blank, then the block's start, then deltas. */
+  private reveal(state: BlockState, shown: string): string {
     if (shown === '') return '';
     let out = '';
     let visible = shown;

@@ -242,6 +242,14 @@ describe('runTurn with the Responses adapter, streaming', () => {
     expect((sent[0]?.input as ResponsesItem[]).map((item) => item['call_id'])).toEqual(['call_m', 'call_c']);
   });
 
+  it('keeps text that only looked like the start of a marker, at the end of a message too', async () => {
+    const { sink } = await run({ model: 'gpt-5', input: 'compare', stream: true }, [{ body: upstreamStream('resp_1', [{ type: 'text', text: 'a <MEM b, so 1 <' }]) }]);
+    const list = events(sink.body);
+    const deltas = list.filter((event) => event['type'] === 'response.output_text.delta').map((event) => String(event['delta']));
+    expect(deltas.join('')).toBe('a <MEM b, so 1 <');
+    expect(list.find((event) => event['type'] === 'response.output_text.done')?.['text']).toBe('a <MEM b, so 1 <');
+  });
+
   it('sends items back without ids when store is false', async () => {
     const { sent } = await run({ model: 'gpt-5', input: 'hi', stream: true, store: false }, [
       { body: upstreamStream('resp_1', [{ type: 'reasoning', id: 'rs_1' }, { type: 'call', callId: 'call_m', name: 'memory_list', args: '{}' }]) },
