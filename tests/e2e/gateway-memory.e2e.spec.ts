@@ -27,6 +27,18 @@ function model(request: RecordedRequest, _index: number): ChatReply {
   const messages = (request.body as ChatRequestJson).messages;
   const last = messages[messages.length - 1];
   const user = contentText([...messages].reverse().find((message) => message.role === 'user')?.content);
+  if (user.startsWith('CURATE') && last?.role === 'tool') {
+    // Works through list, then update + refresh in one round, then delete, on the id the list cited.
+    const results = messages.filter((message) => message.role === 'tool').map((message) => contentText(message.content));
+    const id = /\[id:([^\]]+)\]/.exec(results[0] ?? '')?.[1] ?? 'missing';
+    const step = results.length;
+    if (step === 1) {
+      return callTools({ name: 'memory_update', arguments: { id, content: 'The user drinks green tea now', confirmed: true } }, { name: 'memory_refresh', arguments: { id } });
+    }
+    if (step === 3) return callTools({ name: 'memory_delete', arguments: { id, reason: 'asked to forget' } });
+    return say(`Done: ${results.join(' | ')}`);
+  }
+  if (user.startsWith('CURATE')) return callTools({ name: 'memory_list', arguments: { category: 'preference' } });
   if (last?.role === 'tool') {
     const result = contentText(last.content);
     if (user.startsWith('LOOP') && !result.includes(LIMIT)) return callTools({ name: 'memory_search', arguments: { query: `attempt ${messages.length}` } });
@@ -190,6 +202,25 @@ describe('gateway with memory (real memory service, scripted upstream, openai SD
     } finally {
       await queue.close();
     }
+  });
+
+  it('lets the model list, update, refresh and soft-delete a memory, citing ids', async () => {
+    const pool = 'curated';
+    const curator = stack.client({ pool });
+    await curator.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'STORE The user drinks black tea' }] });
+    const answer = await curator.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'CURATE my preferences' }] });
+    const text = answer.choices[0]?.message.content ?? '';
+    const [listed, updated, refreshed, deleted] = text.replace(/^Done: /, '').split(' | ');
+    const id = /\[id:([^\]]+)\]/.exec(listed ?? '')?.[1];
+    expect(listed).toMatch(/^1 memories:\n\[id:[^\]]+\] The user drinks black tea/);
+    expect(updated).toBe(`Updated [id:${id}] The user drinks green tea now`);
+    expect(refreshed).toBe(`Refreshed [id:${id}] The user drinks green tea now`);
+    expect(deleted).toBe(`Deleted [id:${id}] (archived; a person can restore it).`);
+
+    const archived = (await (await fetch(`${stack.gateway.url}/engram/pools/${pool}/memories?archived=true`)).json()) as { data: { id: string; content: string; isArchived: boolean; isConfirmed: boolean }[] };
+    expect(archived.data).toEqual([expect.objectContaining({ id, content: 'The user drinks green tea now', isArchived: true, isConfirmed: true })]);
+    const events = (await (await fetch(`${stack.gateway.url}/engram/pools/${pool}/events?after=0`)).json()) as { data: { type: string; actor: string }[] };
+    expect(events.data.filter((event) => event.type !== 'memory.referenced').every((event) => event.actor === 'llm')).toBe(true);
   });
 
   it('drops a cached Tier 1 when memory announces a change made elsewhere', async () => {
