@@ -77,7 +77,7 @@ describe('memory service over TCP RPC', () => {
       model: 'test',
       merges: [{ content: 'The project builds with pnpm', type: 'MEMORY', category: 'project', supersedes: [fact.id, twin.id] }],
     });
-    expect(merged.archived.sort()).toEqual([fact.id, twin.id].sort());
+    expect([...merged.archived].sort()).toEqual([fact.id, twin.id].sort());
 
     expect(await client.call(MemoryPattern.Delete, { pool, actor, id: stored.id, reason: 'test' })).toMatchObject({ id: stored.id });
     expect(await client.call(MemoryPattern.Purge, { pool, actor, id: stored.id })).toEqual({ id: stored.id, purged: true });

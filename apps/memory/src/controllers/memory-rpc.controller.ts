@@ -1,9 +1,9 @@
 import { Controller, Inject, UseFilters } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { MemoryPattern, type MemoryContract } from '@engram/contracts';
-import { requestContext } from '@engram/observability';
+import { MemoryPattern, type MemoryContract, type MemoryPatternName } from '@engram/contracts';
+import { requestContext, type Logger } from '@engram/observability';
 import type { MemoryService } from '@engram/storage';
-import { MEMORY_SERVICE } from '../memory.tokens.js';
+import { LOGGER, MEMORY_SERVICE } from '../memory.tokens.js';
 import { MemoryRpcExceptionFilter } from './rpc-exception.filter.js';
 
 type Request<P extends keyof MemoryContract> = MemoryContract[P][0];
@@ -13,99 +13,123 @@ type Response<P extends keyof MemoryContract> = Promise<MemoryContract[P][1]>;
 @Controller()
 @UseFilters(MemoryRpcExceptionFilter)
 export class MemoryRpcController {
-  constructor(@Inject(MEMORY_SERVICE) private readonly memory: MemoryService) {}
+  constructor(
+    @Inject(MEMORY_SERVICE) private readonly memory: MemoryService,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
 
   @MessagePattern(MemoryPattern.Store)
   store(@Payload() request: Request<typeof MemoryPattern.Store>): Response<typeof MemoryPattern.Store> {
-    return inContext(request, () => this.memory.store(request));
+    return this.handle(MemoryPattern.Store, request, () => this.memory.store(request));
   }
 
   @MessagePattern(MemoryPattern.Search)
   search(@Payload() request: Request<typeof MemoryPattern.Search>): Response<typeof MemoryPattern.Search> {
-    return inContext(request, () => this.memory.search(request));
+    return this.handle(MemoryPattern.Search, request, () => this.memory.search(request));
   }
 
   @MessagePattern(MemoryPattern.List)
   list(@Payload() request: Request<typeof MemoryPattern.List>): Response<typeof MemoryPattern.List> {
-    return inContext(request, () => this.memory.list(request));
+    return this.handle(MemoryPattern.List, request, () => this.memory.list(request));
   }
 
   @MessagePattern(MemoryPattern.Get)
   get(@Payload() request: Request<typeof MemoryPattern.Get>): Response<typeof MemoryPattern.Get> {
-    return inContext(request, () => this.memory.get(request));
+    return this.handle(MemoryPattern.Get, request, () => this.memory.get(request));
   }
 
   @MessagePattern(MemoryPattern.Update)
   update(@Payload() request: Request<typeof MemoryPattern.Update>): Response<typeof MemoryPattern.Update> {
-    return inContext(request, () => this.memory.update(request));
+    return this.handle(MemoryPattern.Update, request, () => this.memory.update(request));
   }
 
   @MessagePattern(MemoryPattern.Delete)
   delete(@Payload() request: Request<typeof MemoryPattern.Delete>): Response<typeof MemoryPattern.Delete> {
-    return inContext(request, () => this.memory.delete(request));
+    return this.handle(MemoryPattern.Delete, request, () => this.memory.delete(request));
   }
 
   @MessagePattern(MemoryPattern.Purge)
   purge(@Payload() request: Request<typeof MemoryPattern.Purge>): Response<typeof MemoryPattern.Purge> {
-    return inContext(request, () => this.memory.purge(request));
+    return this.handle(MemoryPattern.Purge, request, () => this.memory.purge(request));
   }
 
   @MessagePattern(MemoryPattern.Refresh)
   refresh(@Payload() request: Request<typeof MemoryPattern.Refresh>): Response<typeof MemoryPattern.Refresh> {
-    return inContext(request, () => this.memory.refresh(request));
+    return this.handle(MemoryPattern.Refresh, request, () => this.memory.refresh(request));
   }
 
   @MessagePattern(MemoryPattern.Confirm)
   confirm(@Payload() request: Request<typeof MemoryPattern.Confirm>): Response<typeof MemoryPattern.Confirm> {
-    return inContext(request, () => this.memory.confirm(request));
+    return this.handle(MemoryPattern.Confirm, request, () => this.memory.confirm(request));
   }
 
   @MessagePattern(MemoryPattern.Categorize)
   categorize(@Payload() request: Request<typeof MemoryPattern.Categorize>): Response<typeof MemoryPattern.Categorize> {
-    return inContext(request, () => this.memory.categorize(request));
+    return this.handle(MemoryPattern.Categorize, request, () => this.memory.categorize(request));
   }
 
   @MessagePattern(MemoryPattern.Archive)
   archive(@Payload() request: Request<typeof MemoryPattern.Archive>): Response<typeof MemoryPattern.Archive> {
-    return inContext(request, () => this.memory.archive(request));
+    return this.handle(MemoryPattern.Archive, request, () => this.memory.archive(request));
   }
 
   @MessagePattern(MemoryPattern.Restore)
   restore(@Payload() request: Request<typeof MemoryPattern.Restore>): Response<typeof MemoryPattern.Restore> {
-    return inContext(request, () => this.memory.restore(request));
+    return this.handle(MemoryPattern.Restore, request, () => this.memory.restore(request));
   }
 
   @MessagePattern(MemoryPattern.Consolidate)
   consolidate(
     @Payload() request: Request<typeof MemoryPattern.Consolidate>,
   ): Response<typeof MemoryPattern.Consolidate> {
-    return inContext(request, () => this.memory.consolidate(request));
+    return this.handle(MemoryPattern.Consolidate, request, () => this.memory.consolidate(request));
   }
 
   @MessagePattern(MemoryPattern.Tier1)
   tier1(@Payload() request: Request<typeof MemoryPattern.Tier1>): Response<typeof MemoryPattern.Tier1> {
-    return inContext(request, () => this.memory.tier1(request));
+    return this.handle(MemoryPattern.Tier1, request, () => this.memory.tier1(request));
   }
 
   @MessagePattern(MemoryPattern.Stats)
   stats(@Payload() request: Request<typeof MemoryPattern.Stats>): Response<typeof MemoryPattern.Stats> {
-    return inContext(request, () => this.memory.stats(request));
+    return this.handle(MemoryPattern.Stats, request, () => this.memory.stats(request));
   }
 
   @MessagePattern(MemoryPattern.EventsAfter)
   eventsAfter(
     @Payload() request: Request<typeof MemoryPattern.EventsAfter>,
   ): Response<typeof MemoryPattern.EventsAfter> {
-    return inContext(request, () => this.memory.eventsAfter(request));
+    return this.handle(MemoryPattern.EventsAfter, request, () => this.memory.eventsAfter(request));
   }
 
   @MessagePattern(MemoryPattern.Ping)
   ping(@Payload() request: Request<typeof MemoryPattern.Ping>): Response<typeof MemoryPattern.Ping> {
-    return inContext(request, () => this.memory.ping(request));
+    return this.handle(MemoryPattern.Ping, request, () => this.memory.ping(request));
+  }
+
+  /** Runs one call in the caller's request context and logs it: writes at info, reads at debug. */
+  private handle<T>(pattern: MemoryPatternName, request: unknown, run: () => Promise<T>): Promise<T> {
+    const requestId = (request as { requestId?: unknown } | null)?.requestId;
+    const pool = (request as { pool?: unknown } | null)?.pool;
+    const logged = async (): Promise<T> => {
+      const started = performance.now();
+      const result = await run();
+      const level = READS.has(pattern) ? 'debug' : 'info';
+      this.logger[level]({ pattern, ms: Math.round((performance.now() - started) * 10) / 10 }, pattern);
+      return result;
+    };
+    return typeof requestId === 'string'
+      ? requestContext.run({ requestId, ...(typeof pool === 'string' ? { pool } : {}) }, logged)
+      : logged();
   }
 }
 
-function inContext<T>(request: unknown, run: () => Promise<T>): Promise<T> {
-  const requestId = (request as { requestId?: unknown } | null)?.requestId;
-  return typeof requestId === 'string' ? requestContext.run({ requestId }, run) : run();
-}
+const READS: ReadonlySet<MemoryPatternName> = new Set([
+  MemoryPattern.Search,
+  MemoryPattern.List,
+  MemoryPattern.Get,
+  MemoryPattern.Tier1,
+  MemoryPattern.Stats,
+  MemoryPattern.EventsAfter,
+  MemoryPattern.Ping,
+]);

@@ -1,6 +1,7 @@
 import type { EngramConfig } from '@engram/config';
 import { MemoryClient, MemoryPattern } from '@engram/contracts';
 import type { MemoryPort } from '@engram/maintenance';
+import { requestContext } from '@engram/observability';
 import { ClientProxyFactory, Transport } from '@nestjs/microservices';
 
 /** A consolidation writes many events (each fsynced) in one call; it gets a longer deadline than a read. */
@@ -15,9 +16,13 @@ export function createMemoryClient(config: EngramConfig): MemoryClient {
   return new MemoryClient(proxy, config.memory.rpcTimeoutMs);
 }
 
+/** Every call carries the job's request id (see inJobScope), so memory's log lines name it too. */
 export function memoryPort(client: MemoryClient): MemoryPort {
   return {
-    call: (pattern, request) =>
-      client.call(pattern, request, pattern === MemoryPattern.Consolidate ? CONSOLIDATE_TIMEOUT_MS : undefined),
+    call: (pattern, request) => {
+      const requestId = requestContext.getStore()?.requestId;
+      const withId = requestId && typeof request === 'object' ? { requestId, ...request } : request;
+      return client.call(pattern, withId, pattern === MemoryPattern.Consolidate ? CONSOLIDATE_TIMEOUT_MS : undefined);
+    },
   };
 }
