@@ -39,7 +39,7 @@ export async function startRedis(options: { port?: number } = {}): Promise<TestR
     url: `redis://127.0.0.1:${port}`,
     port,
     stop: async () => {
-      if (child.exitCode === null) {
+      if (child.exitCode === null && child.signalCode === null) {
         const exited = new Promise((resolve) => child.once('exit', resolve));
         child.kill('SIGKILL');
         await exited;
