@@ -1,7 +1,9 @@
+import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contentText, startGatewayStack, type GatewayStack } from '../support/gateway-fixture.js';
 import { rawRequest } from '../support/raw-http.js';
 import type { RecordedRequest } from '../support/scripted-http.js';
+import { startGateway } from '../support/stack.js';
 import { callTools, say, type ChatReply, type ChatRequestJson } from '../support/scripted-openai-upstream.js';
 
 /** Searches memory when asked to, then repeats the result; otherwise a plain answer. */
@@ -48,6 +50,24 @@ describe('gateway keys and pools', () => {
 
     await stack.client({ apiKey: 'alpha-key' }).chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
     expect(stack.upstream.chatRequests.at(-1)?.headers.authorization).toBe('Bearer sk-upstream');
+  });
+
+  it('sends no credentials upstream in keyed mode without UPSTREAM_API_KEY, rather than the Engram key', async () => {
+    const keyedOnly = await startGateway({
+      UPSTREAM_BASE_URL: stack.upstream.baseUrl,
+      REDIS_URL: stack.redis.url,
+      ...stack.memory!.clientEnv,
+      ENGRAM_API_KEYS: KEYS,
+    });
+    try {
+      const client = new OpenAI({ baseURL: `${keyedOnly.url}/v1`, apiKey: 'alpha-key', maxRetries: 0 });
+      await client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
+      const seen = stack.upstream.chatRequests.at(-1)?.headers;
+      expect(seen?.authorization).toBeUndefined();
+      expect(JSON.stringify(seen)).not.toContain('alpha-key');
+    } finally {
+      await keyedOnly.stop();
+    }
   });
 
   it('keeps each pool to itself: Tier 1, search and REST', async () => {

@@ -10,7 +10,7 @@ import { AnthropicMessagesAdapter, ApiKeys, MemoryToolExecutor, OpenAiChatAdapte
 import { createLogger, NestPinoLogger } from '@engram/observability';
 import type { FastifyInstance } from 'fastify';
 import { AppModule } from './app.module.js';
-import { OpenAiErrorFilter, toHttpError } from './http/openai-error.filter.js';
+import { OpenAiErrorFilter } from './http/openai-error.filter.js';
 import { ChangeSubscriberRepository } from './repositories/change-subscriber.repository.js';
 import { ExtractionQueueRepository } from './repositories/extraction-queue.repository.js';
 import { MetricsRepository } from './repositories/metrics.repository.js';
@@ -58,10 +58,17 @@ async function bootstrap(): Promise<void> {
   });
   gate.start();
   const access = new AccessService(keys);
-  const chatUpstream = new UpstreamRepository({ baseUrl: config.upstream.baseUrl, apiKey: config.upstream.apiKey, auth: 'bearer', timeoutMs: config.upstream.timeoutMs });
+  const chatUpstream = new UpstreamRepository({
+    baseUrl: config.upstream.baseUrl,
+    apiKey: config.upstream.apiKey,
+    forwardClientKey: keys.open,
+    auth: 'bearer',
+    timeoutMs: config.upstream.timeoutMs,
+  });
   const anthropicUpstream = new UpstreamRepository({
     baseUrl: config.upstream.anthropicBaseUrl,
     apiKey: config.upstream.anthropicApiKey,
+    forwardClientKey: keys.open,
     auth: 'x-api-key',
     timeoutMs: config.upstream.timeoutMs,
   });
@@ -106,12 +113,19 @@ async function bootstrap(): Promise<void> {
     void reply.header('x-request-id', request.id);
     done();
   });
-  fastify.setErrorHandler((error, _request, reply) => {
-    const failure = toHttpError(error);
-    void reply.status(failure.status).header('content-type', 'application/json').send(JSON.stringify(failure.body()));
+  fastify.addHook('onResponse', (request, reply, done) => {
+    const level = QUIET_PATHS.has(request.url) ? 'debug' : 'info';
+    logger[level](
+      { requestId: request.id, method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
+      'request',
+    );
+    done();
   });
   app.useGlobalFilters(new OpenAiErrorFilter(logger));
 
+  if (!keys.open && config.upstream.apiKey === undefined) {
+    logger.warn('ENGRAM_API_KEYS is set but UPSTREAM_API_KEY is not: Engram keys are never forwarded, so requests reach the upstream without credentials');
+  }
   await app.listen(config.gateway.port, config.gateway.host);
   logger.info({ port: config.gateway.port, upstream: config.upstream.baseUrl, keys: keys.open ? 'open mode' : 'keyed' }, 'gateway ready');
 
@@ -132,6 +146,9 @@ async function bootstrap(): Promise<void> {
   process.on('unhandledRejection', (reason) => logger.error({ err: reason instanceof Error ? reason.stack : String(reason) }, 'unhandled rejection'));
   process.on('uncaughtException', (error) => logger.error({ err: error.stack }, 'uncaught exception'));
 }
+
+/** Probes polled every few seconds: their access lines would drown the rest at info. */
+const QUIET_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/metrics']);
 
 /** The client's x-request-id when it is a sane token, else a new UUID. */
 function requestIdOf(request: IncomingMessage): string {

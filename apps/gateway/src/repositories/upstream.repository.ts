@@ -7,6 +7,11 @@ export interface UpstreamOptions {
   readonly baseUrl: string;
   /** Replaces the client's credentials when set. */
   readonly apiKey: string | undefined;
+  /**
+   * Whether a client's own key may travel upstream when `apiKey` is unset. False in keyed mode:
+   * there the client's key is an Engram key, which no provider should ever see.
+   */
+  readonly forwardClientKey: boolean;
   /** How credentials travel: OpenAI's bearer, or Anthropic's x-api-key. */
   readonly auth: 'bearer' | 'x-api-key';
   readonly timeoutMs: number;
@@ -77,7 +82,7 @@ export class UpstreamRepository {
     }
     headers['accept-encoding'] = 'identity';
     headers['x-request-id'] = requestId;
-    const key = this.options.apiKey ?? clientKey(client);
+    const key = this.options.apiKey ?? (this.options.forwardClientKey ? clientKey(client) : undefined);
     if (key !== undefined) {
       // A client's own bearer travels as a bearer on every surface: for Anthropic that is an OAuth
       // token (Claude Code's ANTHROPIC_AUTH_TOKEN), which the API does not take as x-api-key.
