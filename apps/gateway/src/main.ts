@@ -4,17 +4,16 @@ import type { IncomingMessage } from 'node:http';
 import { NestFactory } from '@nestjs/core';
 import { ClientProxyFactory, Transport } from '@nestjs/microservices';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { ConfigError, loadConfig } from '@engram/config';
+import { loadConfig } from '@engram/config';
 import { MemoryClient, MemoryPattern } from '@engram/contracts';
 import { AnthropicMessagesAdapter, ApiKeys, MemoryToolExecutor, OpenAiChatAdapter, OpenAiResponsesAdapter, Tier1Cache } from '@engram/engine';
-import { createLogger, NestPinoLogger } from '@engram/observability';
+import { createFailFastRedis, createLogger, exitOnStartFailure, NestPinoLogger, stopOnSignals } from '@engram/observability';
 import type { FastifyInstance } from 'fastify';
 import { AppModule } from './app.module.js';
 import { OpenAiErrorFilter } from './http/openai-error.filter.js';
 import { ChangeSubscriberRepository } from './repositories/change-subscriber.repository.js';
 import { ExtractionQueueRepository } from './repositories/extraction-queue.repository.js';
 import { MetricsRepository } from './repositories/metrics.repository.js';
-import { createFailFastRedis } from './repositories/redis.factory.js';
 import { UpstreamRepository } from './repositories/upstream.repository.js';
 import { AccessService } from './services/access.service.js';
 import { HealthService } from './services/health.service.js';
@@ -42,7 +41,6 @@ async function bootstrap(): Promise<void> {
     config.memory.rpcTimeoutMs,
   );
   const redis = createFailFastRedis(config.redisUrl);
-  redis.on('error', () => undefined); // the subscriber logs the outage once
   const cache = new Tier1Cache(memoryClient, { ttlMs: TIER1_TTL_MS });
   const subscriber = new ChangeSubscriberRepository(config.redisUrl, logger, {
     onChange: (message) => cache.changed(message),
@@ -129,19 +127,12 @@ async function bootstrap(): Promise<void> {
   await app.listen(config.gateway.port, config.gateway.host);
   logger.info({ port: config.gateway.port, upstream: config.upstream.baseUrl, keys: keys.open ? 'open mode' : 'keyed' }, 'gateway ready');
 
-  let stopping = false;
-  const shutdown = async (signal: string): Promise<void> => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'gateway stopping');
+  stopOnSignals(logger, async () => {
     gate.stop();
     await app.close();
     await Promise.allSettled([chatUpstream.close(), anthropicUpstream.close(), extraction.close(), subscriber.close(), memoryClient.close()]);
     redis.disconnect();
-    process.exit(0);
-  };
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
-  process.once('SIGINT', () => void shutdown('SIGINT'));
+  });
   // A failure never takes the process down: log it and keep serving.
   process.on('unhandledRejection', (reason) => logger.error({ err: reason instanceof Error ? reason.stack : String(reason) }, 'unhandled rejection'));
   process.on('uncaughtException', (error) => logger.error({ err: error.stack }, 'uncaught exception'));
@@ -156,8 +147,4 @@ function requestIdOf(request: IncomingMessage): string {
   return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();
 }
 
-bootstrap().catch((error: unknown) => {
-  const message = error instanceof ConfigError ? error.message : error instanceof Error ? error.stack : String(error);
-  process.stderr.write(`engram gateway failed to start: ${message}\n`);
-  process.exit(1);
-});
+bootstrap().catch(exitOnStartFailure('gateway'));

@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { ConfigError, loadConfig } from '@engram/config';
-import { createLogger, NestPinoLogger } from '@engram/observability';
+import { loadConfig } from '@engram/config';
+import { createLogger, exitOnStartFailure, NestPinoLogger, stopOnSignals } from '@engram/observability';
 import { Redis } from 'ioredis';
 import { assertEveryJobHandled } from './handler-coverage.js';
 import { PROCESSOR_DECLARATIONS } from './processors/declarations.js';
@@ -39,28 +39,17 @@ async function bootstrap(): Promise<void> {
     'worker ready',
   );
 
-  let stopping = false;
-  const shutdown = async (signal: string): Promise<void> => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'worker stopping: finishing active jobs');
-    // Closing waits for active jobs and for Redis; with Redis gone it would wait forever. An
-    // unfinished job is safe to abandon: its lock expires and another worker runs it again.
-    setTimeout(() => {
-      logger.warn({ afterMs: SHUTDOWN_GRACE_MS }, 'worker did not stop in time; exiting');
-      process.exit(1);
-    }, SHUTDOWN_GRACE_MS).unref();
-    await app.close();
-    await memory.close();
-    redis.disconnect();
-    process.exit(0);
-  };
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
-  process.once('SIGINT', () => void shutdown('SIGINT'));
+  // Closing waits for active jobs and for Redis; with Redis gone it would wait forever. An
+  // unfinished job is safe to abandon: its lock expires and another worker runs it again.
+  stopOnSignals(
+    logger,
+    async () => {
+      await app.close();
+      await memory.close();
+      redis.disconnect();
+    },
+    SHUTDOWN_GRACE_MS,
+  );
 }
 
-bootstrap().catch((error: unknown) => {
-  const message = error instanceof ConfigError ? error.message : error instanceof Error ? error.stack : String(error);
-  process.stderr.write(`engram worker failed to start: ${message}\n`);
-  process.exit(1);
-});
+bootstrap().catch(exitOnStartFailure('worker'));

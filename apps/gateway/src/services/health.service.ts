@@ -1,4 +1,5 @@
 import { MemoryPattern, type MemoryClient } from '@engram/contracts';
+import { pingRedis } from '@engram/observability';
 import type { Redis } from 'ioredis';
 
 export interface Readiness {
@@ -20,10 +21,7 @@ export class HealthService {
         () => 'up' as const,
         () => 'down' as const,
       ),
-      Promise.race([
-        this.redis.ping().then(() => 'up' as const),
-        new Promise<'down'>((resolve) => setTimeout(() => resolve('down'), this.timeoutMs).unref()),
-      ]).catch(() => 'down' as const),
+      pingRedis(this.redis, this.timeoutMs),
     ]);
     return { ready: memory === 'up' && redis === 'up', checks: { memory, redis } };
   }

@@ -1,4 +1,5 @@
 import { Controller, Get, HttpCode, Inject, Res } from '@nestjs/common';
+import { pingRedis } from '@engram/observability';
 import type { MemoryService } from '@engram/storage';
 import type { FastifyReply } from 'fastify';
 import type { Redis } from 'ioredis';
@@ -25,10 +26,7 @@ export class HealthController {
       (answer) => ({ status: 'up' as const, lastSeq: answer.lastSeq }),
       (error: Error) => ({ status: 'down' as const, error: error.message }),
     );
-    const redis = await Promise.race([
-      this.redis.ping().then(() => 'up' as const),
-      new Promise<'down'>((resolve) => setTimeout(() => resolve('down'), 500).unref()),
-    ]).catch(() => 'down' as const);
+    const redis = await pingRedis(this.redis, 500);
     const status = store.status === 'down' ? 'down' : redis === 'down' ? 'degraded' : 'ready';
     void reply.status(store.status === 'down' ? 503 : 200);
     return { status, checks: { store, redis: { status: redis } } };

@@ -1,19 +1,13 @@
 import { Controller, Get, HttpCode, Inject, NotFoundException, Param, Post, Res } from '@nestjs/common';
 import { MemoryPattern, type MemoryClient } from '@engram/contracts';
 import type { QueueName } from '@engram/jobs';
+import { pingRedis } from '@engram/observability';
 import type { Queue } from 'bullmq';
 import type { FastifyReply } from 'fastify';
 import type { Redis } from 'ioredis';
 import { MEMORY_CLIENT, QUEUES, REDIS } from '../worker.tokens.js';
 
 const CHECK_TIMEOUT_MS = 1_000;
-
-function within<T>(promise: Promise<T>, ms: number): Promise<T> {
-  return Promise.race([
-    promise,
-    new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms).unref()),
-  ]);
-}
 
 /** Health for compose and operators, and the operator's view of the queues (failed jobs can be retried). */
 @Controller()
@@ -33,10 +27,7 @@ export class HealthController {
   /** Ready when Redis (the queues) and the memory service both answer. */
   @Get('readyz')
   async readyz(@Res({ passthrough: true }) reply: FastifyReply): Promise<object> {
-    const redis = await within(this.redis.ping(), CHECK_TIMEOUT_MS).then(
-      () => ({ status: 'up' as const }),
-      (error: Error) => ({ status: 'down' as const, error: error.message }),
-    );
+    const redis = { status: await pingRedis(this.redis, CHECK_TIMEOUT_MS) };
     const memory = await this.memory.call(MemoryPattern.Ping, {}, CHECK_TIMEOUT_MS).then(
       (answer) => ({ status: 'up' as const, lastSeq: answer.lastSeq }),
       (error: Error) => ({ status: 'down' as const, error: error.message }),
