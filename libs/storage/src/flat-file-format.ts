@@ -38,8 +38,13 @@ export function joinFlatFile(pool: string, type: MemoryType, blocks: Iterable<st
 
 /** A whole flat file from its blocks already joined with FLAT_SEPARATOR_LINE ('' for none). */
 export function flatFileText(pool: string, type: MemoryType, body: string): string {
+  return Buffer.concat(flatFileParts(pool, type, Buffer.from(body))).toString('utf8');
+}
+
+/** The same file as encoded parts, so a writer can hand the (large, cached) body over without copying it. */
+export function flatFileParts(pool: string, type: MemoryType, body: Buffer): Buffer[] {
   const header = `${HEADER_PREFIX}: pool ${pool}, ${type} entries, rewritten after each change; edit memory through engram -->`;
-  return body === '' ? `${header}\n` : `${header}\n${body}\n`;
+  return body.length === 0 ? [Buffer.from(`${header}\n`)] : [Buffer.from(`${header}\n`), body, Buffer.from('\n')];
 }
 
 /** Reads entries back from a flat file; unreadable blocks are reported, not guessed. */

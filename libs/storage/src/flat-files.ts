@@ -1,9 +1,9 @@
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, writeSync } from 'node:fs';
 import { rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MEMORY_TYPES, type MemoryEntry, type MemoryType } from '@engram/domain';
 import type { DataDir } from './data-dir.js';
-import { FLAT_FILES, FLAT_SEPARATOR_LINE, flatFileText, parseFlatFile, renderFlatBlock, type FlatEntry } from './flat-file-format.js';
+import { FLAT_FILES, FLAT_SEPARATOR_LINE, flatFileParts, parseFlatFile, renderFlatBlock, type FlatEntry } from './flat-file-format.js';
 import type { EntryChange } from './projection.js';
 
 interface TypeBlocks {
@@ -11,8 +11,10 @@ interface TypeBlocks {
   readonly blocks: Map<string, string>;
   lastCreatedAt: string;
   dirty: boolean;
-  /** The blocks joined, kept between renders: appending is O(1) (a V8 rope); null = join again. */
-  body: string | null;
+  /** The blocks joined and encoded, kept between renders; null = join again. */
+  body: Buffer | null;
+  /** Blocks appended since `body` was built, already prefixed with the separator and encoded. */
+  appended: Buffer[];
 }
 
 interface PoolFiles {
@@ -57,6 +59,7 @@ export class FlatFiles {
           target.blocks.set(isActive.id, block);
           target.dirty = true;
           target.body = null;
+          target.appended = [];
         }
         continue;
       }
@@ -64,6 +67,7 @@ export class FlatFiles {
         types[wasActive.type].blocks.delete(wasActive.id);
         types[wasActive.type].dirty = true;
         types[wasActive.type].body = null;
+        types[wasActive.type].appended = [];
       }
       if (isActive) {
         const target = types[isActive.type];
@@ -75,7 +79,7 @@ export class FlatFiles {
         target.blocks.set(isActive.id, block);
         target.lastCreatedAt = isActive.createdAt;
         target.dirty = true;
-        if (target.body !== null) target.body = target.body === '' ? block : target.body + FLAT_SEPARATOR_LINE + block;
+        if (target.body !== null) target.appended.push(Buffer.from(target.body.length === 0 && target.appended.length === 0 ? block : FLAT_SEPARATOR_LINE + block));
       }
     }
   }
@@ -140,8 +144,13 @@ export class FlatFiles {
       blocks.dirty = false;
       const path = join(dir, FLAT_FILES[type]);
       const temp = `${path}.tmp-${process.pid}`;
-      blocks.body ??= [...blocks.blocks.values()].join(FLAT_SEPARATOR_LINE);
-      writeFileSync(temp, flatFileText(pool, type, blocks.body));
+      // Appends cost one memcpy of the cached bytes, not a re-join and re-encoding of every block.
+      blocks.body =
+        blocks.body === null
+          ? Buffer.from([...blocks.blocks.values()].join(FLAT_SEPARATOR_LINE))
+          : Buffer.concat([blocks.body, ...blocks.appended]);
+      blocks.appended = [];
+      writeParts(temp, flatFileParts(pool, type, blocks.body));
       renames.push(rename(temp, path));
     }
     await Promise.all(renames);
@@ -149,8 +158,8 @@ export class FlatFiles {
 
   private load(pool: string): Record<MemoryType, TypeBlocks> {
     const types: Record<MemoryType, TypeBlocks> = {
-      USER: { blocks: new Map(), lastCreatedAt: '', dirty: true, body: null },
-      MEMORY: { blocks: new Map(), lastCreatedAt: '', dirty: true, body: null },
+      USER: { blocks: new Map(), lastCreatedAt: '', dirty: true, body: null, appended: [] },
+      MEMORY: { blocks: new Map(), lastCreatedAt: '', dirty: true, body: null, appended: [] },
     };
     for (const entry of this.activeEntries(pool)) {
       const target = types[entry.type];
@@ -158,5 +167,17 @@ export class FlatFiles {
       target.lastCreatedAt = entry.createdAt;
     }
     return types;
+  }
+}
+
+/** Writes the parts in order, each completely. */
+function writeParts(path: string, parts: readonly Buffer[]): void {
+  const fd = openSync(path, 'w');
+  try {
+    for (const bytes of parts) {
+      for (let written = 0; written < bytes.length; ) written += writeSync(fd, bytes, written);
+    }
+  } finally {
+    closeSync(fd);
   }
 }

@@ -5,6 +5,7 @@ import { MemoryError } from '@engram/contracts';
 import { CONTENT_MAX_CHARS } from '@engram/domain';
 import { DataDirLockedError } from './data-dir-lock.js';
 import type { MemoryService } from './memory-service.js';
+import { renderFlatFile } from './flat-file-format.js';
 import { openMemoryService } from './open-memory-service.js';
 import { silentLogger, tempDataDir } from './testing/temp-data-dir.js';
 
@@ -183,6 +184,12 @@ describe('flat files follow every change', () => {
     tick();
     const c = await service.store({ ...user, content: 'third fact', category: null });
     tick();
+    for (const content of ['x one', 'x two', 'x three']) {
+      await service.store({ ...user, content, category: 'project' });
+      tick();
+    }
+    const memories = (await service.list({ pool: 'team', type: 'MEMORY' })).reverse();
+    expect(read('MEMORY.md')).toBe(renderFlatFile('team', 'MEMORY', memories));
     await service.update({ ...user, id: a.id, content: 'first fact, edited' });
     await service.archive({ ...user, id: a.id });
     await service.update({ ...user, id: c.id, type: 'USER' });
