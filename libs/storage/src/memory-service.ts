@@ -62,6 +62,7 @@ export interface MemoryServiceDeps {
     Projection,
     | 'apply'
     | 'get'
+    | 'has'
     | 'list'
     | 'searchWindow'
     | 'byRowids'
@@ -140,8 +141,10 @@ export class MemoryService {
       }
     }
     const id = request.id ?? this.freshId();
-    await this.commit([this.event(context, 'memory.stored', { id, type, category, content, confidence, source })]);
-    return this.acknowledged(context.pool, id);
+    const [event] = await this.commit([this.event(context, 'memory.stored', { id, type, category, content, confidence, source })]);
+    // The stored entry is exactly what the event says (the projection applies the same changesOf).
+    const entry = event && changesOf(event, () => undefined).get(id);
+    return entry ?? this.acknowledged(context.pool, id);
   }
 
   async update(request: UpdateRequest): Promise<MemoryEntry> {
@@ -514,7 +517,7 @@ export class MemoryService {
   private freshId(): string {
     for (;;) {
       const id = this.newId();
-      if (!this.current(id)) return id;
+      if (!this.inFlight.has(id) && !this.deps.projection.has(id)) return id;
     }
   }
 }

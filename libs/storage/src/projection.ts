@@ -63,6 +63,7 @@ export class Projection {
     this.statements = {
       byId: db.prepare<[string], MemoryRow>('SELECT * FROM memories WHERE id = ?'),
       byRowid: db.prepare<[number], MemoryRow>('SELECT * FROM memories WHERE rowid = ?'),
+      exists: db.prepare<[string], { one: number }>('SELECT 1 AS one FROM memories WHERE id = ?'),
       insert: db.prepare<[MemoryRow]>(
         `INSERT INTO memories (id, pool, type, category, content, confidence, created_at, updated_at, last_referenced,
            reference_count, is_confirmed, is_archived, source, superseded_by, supersedes)
@@ -190,6 +191,10 @@ export class Projection {
         this.statements.updateWithoutContent.run(row);
       }
     }
+  }
+
+  has(id: string): boolean {
+    return this.statements.exists.get(id) !== undefined;
   }
 
   get(id: string): MemoryEntry | undefined {
