@@ -36,6 +36,8 @@ export interface ListRequest {
   readonly type?: MemoryType;
   readonly archived?: boolean;
   readonly limit?: number;
+  /** Entries to skip, for paging through a pool larger than one page (newest first). */
+  readonly offset?: number;
   readonly requestId?: string;
 }
 export interface GetRequest {

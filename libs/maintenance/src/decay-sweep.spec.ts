@@ -51,6 +51,15 @@ describe('decaySweep', () => {
     expect(memory.log).toHaveLength(2);
   });
 
+  it('reaches every entry of a pool larger than one page', async () => {
+    const many = Array.from({ length: 2_500 }, (_, index) => entry({ id: `old-${index}`, category: 'project', lastReferenced: referenced }));
+    const memory = new FakeMemory([...many, entry({ id: 'fresh', category: 'project', lastReferenced: '2026-12-20T00:00:00.000Z' })]);
+    const outcome = await decaySweep(memory, clock, { pool: 'team' }, context);
+    expect(outcome.examined).toBe(2_501);
+    expect(outcome.archived).toHaveLength(2_500);
+    expect(memory.active().map((item) => item.id)).toEqual(['fresh']);
+  });
+
   it('refuses a time it cannot read', async () => {
     await expect(decaySweep(pool(), clock, { asOf: 'yesterday' }, context)).rejects.toThrow(/asOf/);
   });

@@ -2,7 +2,8 @@ import { MemoryPattern } from '@engram/contracts';
 import { ARCHIVE_THRESHOLD, effectiveConfidence } from '@engram/domain';
 import type { DecaySweepData } from '@engram/jobs';
 import { isAlreadySettled } from './memory-errors.js';
-import { LIST_LIMIT, type Clock, type JobContext, type MemoryPort } from './ports.js';
+import { listAllActive } from './list-all.js';
+import type { Clock, JobContext, MemoryPort } from './ports.js';
 
 export interface DecayOutcome {
   readonly asOf: string;
@@ -32,7 +33,7 @@ export async function decaySweep(
   let examined = 0;
   const archived: string[] = [];
   for (const pool of pools) {
-    const entries = await memory.call(MemoryPattern.List, { pool, archived: false, limit: LIST_LIMIT });
+    const entries = await listAllActive(memory, pool);
     for (const entry of entries) {
       if (entry.isArchived) continue;
       examined++;

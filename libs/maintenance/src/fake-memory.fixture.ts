@@ -86,8 +86,10 @@ export class FakeMemory implements MemoryPort {
         return this.get(pool, id);
       }
       case MemoryPattern.List: {
-        const { pool, archived } = request as MemoryContract[typeof MemoryPattern.List][0];
-        return [...this.entries.values()].filter((item) => item.pool === pool && (archived === undefined || item.isArchived === archived));
+        const { pool, archived, limit = 50, offset = 0 } = request as MemoryContract[typeof MemoryPattern.List][0];
+        return [...this.entries.values()]
+          .filter((item) => item.pool === pool && (archived === undefined || item.isArchived === archived))
+          .slice(offset, offset + Math.min(limit, 1000));
       }
       case MemoryPattern.Stats: {
         const pools = [...new Set([...this.entries.values()].map((item) => item.pool))];

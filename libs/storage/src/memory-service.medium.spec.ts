@@ -47,6 +47,18 @@ describe('MemoryService on a real data dir', () => {
     expect((await service.stats({})).lastSeq).toBe(3);
   });
 
+  it('pages through a pool with limit and offset, newest first', async () => {
+    const ids: string[] = [];
+    for (let index = 0; index < 5; index++) {
+      now = new Date(Date.UTC(2026, 4, 1, 12, index));
+      ids.push((await service.store({ ...user, content: `fact number ${index}` })).id);
+    }
+    const newestFirst = [...ids].reverse();
+    expect((await service.list({ pool: 'team', limit: 2, offset: 2 })).map((entry) => entry.id)).toEqual(newestFirst.slice(2, 4));
+    expect((await service.list({ pool: 'team', limit: 2, offset: 4 })).map((entry) => entry.id)).toEqual(newestFirst.slice(4));
+    await expectError(service.list({ pool: 'team', offset: -1 }), 'invalid_request');
+  });
+
   it('rejects invalid input and unknown ids without writing anything', async () => {
     await expectError(service.store({ ...user, pool: '../etc', content: 'x' }), 'invalid_request');
     await expectError(service.store({ ...user, content: '   ' }), 'invalid_request');

@@ -48,6 +48,7 @@ import {
   validContent,
   validId,
   validLimit,
+  validOffset,
   validPool,
   validQuery,
   validReason,
@@ -274,6 +275,7 @@ export class MemoryService {
         ...(request.type !== undefined ? { type: validType(request.type) } : {}),
         archived: request.archived === true,
       limit: validLimit(request.limit, LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT),
+      offset: validOffset(request.offset),
     });
   }
 

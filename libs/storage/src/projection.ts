@@ -12,6 +12,7 @@ export interface ListQuery {
   readonly type?: MemoryType;
   readonly archived: boolean;
   readonly limit: number;
+  readonly offset?: number;
 }
 
 export interface FtsQuery {
@@ -208,9 +209,16 @@ export class Projection {
     if (query.type) where.push('type = @type');
     const rows = this.db
       .prepare<Record<string, unknown>, MemoryRow>(
-        `SELECT * FROM memories WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id LIMIT @limit`,
+        `SELECT * FROM memories WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id LIMIT @limit OFFSET @offset`,
       )
-      .all({ pool: query.pool, archived: query.archived ? 1 : 0, category: query.category, type: query.type, limit: query.limit });
+      .all({
+        pool: query.pool,
+        archived: query.archived ? 1 : 0,
+        category: query.category,
+        type: query.type,
+        limit: query.limit,
+        offset: query.offset ?? 0,
+      });
     return rows.map(toEntry);
   }
 

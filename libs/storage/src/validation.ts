@@ -85,6 +85,12 @@ export function validLimit(limit: unknown, fallback: number, max: number): numbe
   return Math.min(limit, max);
 }
 
+export function validOffset(offset: unknown): number {
+  if (offset === undefined || offset === null) return 0;
+  if (typeof offset !== 'number' || !Number.isInteger(offset) || offset < 0) throw invalid('offset must be a whole number >= 0');
+  return offset;
+}
+
 export function validReason(reason: unknown): string | null {
   if (reason === undefined || reason === null) return null;
   if (typeof reason !== 'string') throw invalid('reason must be a string');
