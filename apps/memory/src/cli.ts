@@ -12,6 +12,12 @@ import { restoreCommand } from './cli/restore.js';
 import { statsCommand } from './cli/stats.js';
 import { verifyCommand } from './cli/verify.js';
 
+// `engram export ... | head`: the reader leaving early is not a failure.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(0);
+  throw error;
+});
+
 const program = new Command('engram')
   .description('Engram operator commands: rebuild, check, recover and inspect the memory data dir')
   .showHelpAfterError()
