@@ -134,27 +134,19 @@ function applyChanges(entries: Map<string, MemoryEntry>, changes: EntryChanges):
 }
 
 function storedEntry(event: EventOf<'memory.stored'>): MemoryEntry {
-  const { data } = event;
-  return {
-    id: data.id,
-    pool: event.pool,
-    type: data.type,
-    category: data.category,
-    content: data.content,
-    confidence: data.confidence,
-    createdAt: event.at,
-    updatedAt: event.at,
-    lastReferenced: null,
-    referenceCount: 0,
-    isConfirmed: false,
-    isArchived: false,
-    source: data.source,
-    supersededBy: null,
-    supersedes: [],
-  };
+  return newEntry(event, event.data.source, []);
 }
 
 function consolidatedEntry(event: EventOf<'memory.consolidated'>): MemoryEntry {
+  return newEntry(event, 'consolidation', [...event.data.supersedes]);
+}
+
+/** A fresh entry as either creating event describes it. */
+function newEntry(
+  event: EventOf<'memory.stored'> | EventOf<'memory.consolidated'>,
+  source: MemoryEntry['source'],
+  supersedes: readonly string[],
+): MemoryEntry {
   const { data } = event;
   return {
     id: data.id,
@@ -169,9 +161,9 @@ function consolidatedEntry(event: EventOf<'memory.consolidated'>): MemoryEntry {
     referenceCount: 0,
     isConfirmed: false,
     isArchived: false,
-    source: 'consolidation',
+    source,
     supersededBy: null,
-    supersedes: [...data.supersedes],
+    supersedes,
   };
 }
 
