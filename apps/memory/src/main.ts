@@ -10,7 +10,14 @@ import { AppModule } from './app.module.js';
 async function bootstrap(): Promise<void> {
   const config = loadConfig(process.env);
   const logger = createLogger('memory', config.logLevel);
-  const memory = await openMemoryService({ dataDir: config.dataDir, tier1MaxChars: config.tier1MaxChars, logger });
+  const memory = await openMemoryService({
+    dataDir: config.dataDir,
+    tier1MaxChars: config.tier1MaxChars,
+    logger,
+    // After a failed fsync nothing can be assumed about the log file: exit, and the restart
+    // (compose, npm start) recovers by cutting any torn tail.
+    onFatal: () => process.exit(1),
+  });
   const redis = createFailFastRedis(config.redisUrl);
 
   const app = await NestFactory.create<NestFastifyApplication>(

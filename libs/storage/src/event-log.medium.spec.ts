@@ -1,4 +1,4 @@
-import { appendFileSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EVENT_SCHEMA_VERSION, type NewEvent } from '@engram/domain';
@@ -49,6 +49,18 @@ describe('event log', () => {
     const reopened = await open(600);
     expect(reopened.read(0).map((event) => event.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     await reopened.close();
+  });
+
+  it('refuses every write after a failed one and calls onFatal once, so the process restarts', async () => {
+    const fatal: Error[] = [];
+    const log = await EventLog.open({ dir: eventsDir, logger: silentLogger(), segmentMaxBytes: 200, onFatal: (error) => fatal.push(error) });
+    await log.append([stored('m0')]);
+    // The next append rolls over to a new segment, which cannot be created where a file now stands.
+    renameSync(eventsDir, `${eventsDir}-moved`);
+    writeFileSync(eventsDir, 'not a folder');
+    await expect(log.append([stored('m1')])).rejects.toThrow();
+    await expect(log.append([stored('m2')])).rejects.toThrow();
+    expect(fatal).toHaveLength(1);
   });
 
   it('cuts a torn last line on open and continues from the last whole event', async () => {

@@ -26,6 +26,8 @@ export interface EventLogOptions {
   readonly segmentMaxBytes?: number;
   /** Check only: a torn last line is an error instead of being cut, and pending redactions are not healed. */
   readonly readOnly?: boolean;
+  /** Called once when a write or fsync fails and the log refuses further writes: the process should restart. */
+  readonly onFatal?: (error: Error) => void;
 }
 
 interface Segment {
@@ -58,6 +60,7 @@ export class EventLog {
   private nextSeq: number;
   private durableSeq: number;
   private queue: PendingAppend[] = [];
+  private onFatal: ((error: Error) => void) | undefined;
   private flushScheduled = false;
   private tail: Promise<unknown> = Promise.resolve();
   private failure: Error | null = null;
@@ -84,6 +87,7 @@ export class EventLog {
     const purged = new Set<string>();
     const segments = scanSegments(options.dir, options.logger, options.readOnly === true, purged);
     const log = new EventLog(options.dir, options.logger, segments, options.segmentMaxBytes ?? DEFAULT_SEGMENT_MAX_BYTES);
+    log.onFatal = options.onFatal;
     if (options.readOnly) {
       log.closed = true;
       return log;
@@ -243,6 +247,7 @@ export class EventLog {
         this.failure = error instanceof Error ? error : new Error(String(error));
         this.logger.fatal({ err: this.failure }, 'event log append failed; refusing further writes until restart');
         for (const pending of batch) pending.reject(this.failure);
+        this.onFatal?.(this.failure);
         continue;
       }
       for (const pending of batch) pending.resolve(pending.events);

@@ -14,6 +14,8 @@ export interface MemoryServiceOptions {
   readonly logger: Logger;
   /** Default: () => new Date(). */
   readonly clock?: () => Date;
+  /** The log refused further writes after a failed write or fsync; the service cannot go on. */
+  readonly onFatal?: (error: Error) => void;
 }
 
 /** Events applied per SQLite transaction when catching up from the log. */
@@ -30,7 +32,7 @@ export async function openMemoryService(options: MemoryServiceOptions): Promise<
   const lock = DataDirLock.acquire(dataDir.lockPath);
   let projection: Projection | undefined;
   try {
-    const log = await EventLog.open({ dir: dataDir.eventsDir, logger: options.logger });
+    const log = await EventLog.open({ dir: dataDir.eventsDir, logger: options.logger, ...(options.onFatal ? { onFatal: options.onFatal } : {}) });
     projection = Projection.openOrReset(dataDir.databasePath, options.logger).projection;
     catchUp(projection, log, options.logger);
     const flatFiles = new FlatFiles(dataDir, (pool) => projection?.activeEntries(pool) ?? []);
