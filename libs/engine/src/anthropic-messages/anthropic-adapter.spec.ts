@@ -2,15 +2,13 @@ import { MessageStream } from '@anthropic-ai/sdk/lib/MessageStream';
 import type { Message } from '@anthropic-ai/sdk/resources/messages';
 import { MemoryPattern } from '@engram/contracts';
 import { describe, expect, it } from 'vitest';
-import { MemoryToolExecutor } from '../memory-tool-executor.js';
 import { MEMORY_TOOLS } from '../memory-tools.js';
-import type { ClientSink, MemoryPort, UpstreamPort } from '../ports.js';
-import { runTurn } from '../turn-runner.js';
+import { runScriptedTurn, TEST_TIER1, type ScriptedReply } from '../testing/scripted-turn.js';
 import { AnthropicMessagesAdapter } from './anthropic-adapter.js';
 import type { AnthropicBlock, AnthropicRequest } from './anthropic-types.js';
 
 const adapter = new AnthropicMessagesAdapter();
-const TIER1 = '<engram-memory>\n- prefers fish shell\n</engram-memory>';
+const TIER1 = TEST_TIER1;
 
 type Block = { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> } | { type: 'thinking'; thinking: string; signature: string };
 
@@ -46,74 +44,9 @@ function upstreamJson(blocks: Block[], stopReason: string, usage = { input_token
   return JSON.stringify({ id: 'msg_up', type: 'message', role: 'assistant', model: 'claude-x', content: blocks, stop_reason: stopReason, stop_sequence: null, usage });
 }
 
-interface Reply {
-  readonly status?: number;
-  readonly body: string;
-}
-
-/** runTurn with the Anthropic adapter against scripted upstream replies and a recording memory. */
-async function run(request: AnthropicRequest, replies: Reply[]) {
-  const sent: AnthropicRequest[] = [];
-  const upstream: UpstreamPort = {
-    post: (_path, body) => {
-      sent.push(JSON.parse(String(body)) as AnthropicRequest);
-      const reply = replies.shift();
-      if (!reply) return Promise.reject(new Error('connect ECONNREFUSED'));
-      return Promise.resolve({
-        status: reply.status ?? 200,
-        headers: {},
-        body: (async function* () {
-          yield new TextEncoder().encode(reply.body);
-        })(),
-      });
-    },
-  };
-  const calls: { pattern: string; request: Record<string, unknown> }[] = [];
-  const memory = {
-    call: (pattern: string, request: Record<string, unknown>) => {
-      calls.push({ pattern, request });
-      const entry = { id: 'm1', content: String(request['content'] ?? 'uses fish shell'), category: 'environment' };
-      if (pattern === MemoryPattern.Search) return Promise.resolve([{ entry, score: 1, effectiveConfidence: 0.9 }]);
-      return Promise.resolve(entry);
-    },
-  } as unknown as MemoryPort;
-  const sink = new RecordingSink();
-  const jobs: unknown[] = [];
-  const withMemory = adapter.withMemory(adapter.parseRequest(request), { tier1Block: TIER1, tools: MEMORY_TOOLS });
-  await runTurn(adapter, withMemory, { pool: 'default', requestId: 'r1' }, {
-    upstream,
-    tools: new MemoryToolExecutor(memory),
-    extraction: { enqueue: (job) => jobs.push(job) },
-    maxIterations: 3,
-  }, sink);
-  return { sink, sent, calls, jobs };
-}
-
-class RecordingSink implements ClientSink {
-  status = 0;
-  body = '';
-  started = false;
-  ended = false;
-  readonly signal = new AbortController().signal;
-  respond(status: number, _headers: Readonly<Record<string, string>>, body: string | Uint8Array): void {
-    this.status = status;
-    this.body = typeof body === 'string' ? body : new TextDecoder().decode(body);
-    this.started = true;
-  }
-  startStream(status: number): void {
-    this.status = status;
-    this.started = true;
-  }
-  write(chunk: string | Uint8Array): Promise<void> {
-    this.body += typeof chunk === 'string' ? chunk : new TextDecoder().decode(chunk);
-    return Promise.resolve();
-  }
-  end(): void {
-    this.ended = true;
-  }
-  abort(): void {
-    this.ended = true;
-  }
+/** runTurn with this adapter against scripted upstream replies and a recording memory. */
+function run(request: AnthropicRequest, replies: ScriptedReply[]) {
+  return runScriptedTurn(adapter, request, replies);
 }
 
 function events(sse: string): { event: string; data: Record<string, unknown> }[] {

@@ -1,14 +1,12 @@
 import { MemoryPattern } from '@engram/contracts';
 import { describe, expect, it } from 'vitest';
-import { MemoryToolExecutor } from '../memory-tool-executor.js';
 import { MEMORY_TOOLS } from '../memory-tools.js';
-import type { ClientSink, MemoryPort, UpstreamPort } from '../ports.js';
-import { runTurn } from '../turn-runner.js';
+import { runScriptedTurn, TEST_TIER1, type ScriptedReply } from '../testing/scripted-turn.js';
 import { OpenAiResponsesAdapter } from './responses-adapter.js';
 import type { ResponsesItem, ResponsesRequest } from './responses-types.js';
 
 const adapter = new OpenAiResponsesAdapter();
-const TIER1 = '<engram-memory>\n- prefers fish shell\n</engram-memory>';
+const TIER1 = TEST_TIER1;
 
 type Item =
   | { type: 'text'; text: string }
@@ -63,68 +61,9 @@ function upstreamStream(id: string, items: Item[], usage?: { input_tokens: numbe
   return out.join('');
 }
 
-interface Reply {
-  readonly status?: number;
-  readonly body: string;
-}
-
-async function run(request: ResponsesRequest, replies: Reply[]) {
-  const sent: ResponsesRequest[] = [];
-  const upstream: UpstreamPort = {
-    post: (_path, body) => {
-      sent.push(JSON.parse(String(body)) as ResponsesRequest);
-      const reply = replies.shift();
-      if (!reply) return Promise.reject(new Error('connect ECONNREFUSED'));
-      return Promise.resolve({
-        status: reply.status ?? 200,
-        headers: {},
-        body: (async function* () {
-          yield new TextEncoder().encode(reply.body);
-        })(),
-      });
-    },
-  };
-  const calls: { pattern: string; request: Record<string, unknown> }[] = [];
-  const memory = {
-    call: (pattern: string, request: Record<string, unknown>) => {
-      calls.push({ pattern, request });
-      const entry = { id: 'm1', content: String(request['content'] ?? 'uses fish shell'), category: 'environment' };
-      if (pattern === MemoryPattern.Search) return Promise.resolve([{ entry, score: 1, effectiveConfidence: 0.9 }]);
-      return Promise.resolve(entry);
-    },
-  } as unknown as MemoryPort;
-  const sink = new RecordingSink();
-  const jobs: unknown[] = [];
-  const withMemory = adapter.withMemory(adapter.parseRequest(request), { tier1Block: TIER1, tools: MEMORY_TOOLS });
-  await runTurn(adapter, withMemory, { pool: 'default', requestId: 'r1' }, {
-    upstream,
-    tools: new MemoryToolExecutor(memory),
-    extraction: { enqueue: (job) => jobs.push(job) },
-    maxIterations: 3,
-  }, sink);
-  return { sink, sent, calls, jobs };
-}
-
-class RecordingSink implements ClientSink {
-  status = 0;
-  body = '';
-  started = false;
-  readonly signal = new AbortController().signal;
-  respond(status: number, _headers: Readonly<Record<string, string>>, body: string | Uint8Array): void {
-    this.status = status;
-    this.body = typeof body === 'string' ? body : new TextDecoder().decode(body);
-    this.started = true;
-  }
-  startStream(status: number): void {
-    this.status = status;
-    this.started = true;
-  }
-  write(chunk: string | Uint8Array): Promise<void> {
-    this.body += typeof chunk === 'string' ? chunk : new TextDecoder().decode(chunk);
-    return Promise.resolve();
-  }
-  end(): void {}
-  abort(): void {}
+/** runTurn with this adapter against scripted upstream replies and a recording memory. */
+function run(request: ResponsesRequest, replies: ScriptedReply[]) {
+  return runScriptedTurn(adapter, request, replies);
 }
 
 function events(sse: string): Record<string, unknown>[] {
