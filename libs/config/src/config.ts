@@ -49,7 +49,7 @@ export interface EngramConfig {
     readonly anthropicBaseUrl: string;
     readonly anthropicApiKey: string | undefined;
   };
-  /** Raw `key=poolA+poolB,key2=*`; parsed by the gateway's auth. Undefined: open mode. */
+  /** Raw `key1=work+home,key2=*`; parsed by the gateway's auth. Undefined: open mode. */
   readonly apiKeys: string | undefined;
   readonly tier1MaxChars: number;
   readonly memoryToolMaxIterations: number;

@@ -10,7 +10,7 @@ interface KeyEntry {
 }
 
 /**
- * `ENGRAM_API_KEYS=key1=poolA+poolB,key2=*`. Undefined: open mode (no key needed, every pool).
+ * `ENGRAM_API_KEYS=key1=work+home,key2=*`. Undefined: open mode (no key needed, every pool).
  * Keys are compared as SHA-256 digests with timingSafeEqual, so neither content nor length leaks.
  */
 export class ApiKeys {
@@ -23,7 +23,7 @@ export class ApiKeys {
       const key = part.slice(0, separator).trim();
       const pools = part.slice(separator + 1).trim();
       if (separator <= 0 || key === '' || pools === '') {
-        throw new Error(`ENGRAM_API_KEYS entry ${position + 1} must look like key=poolA+poolB or key=*`);
+        throw new Error(`ENGRAM_API_KEYS entry ${position + 1} must look like key=work+home or key=*`);
       }
       const grant: PoolGrant = pools === '*' ? { all: true } : { all: false, pools: pools.split('+').map((pool) => pool.trim()) };
       if (!grant.all && !grant.pools.every(isValidPoolName)) {
