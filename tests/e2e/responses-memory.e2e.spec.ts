@@ -1,7 +1,5 @@
 import OpenAI from 'openai';
 import type { ResponseStreamEvent } from 'openai/resources/responses/responses';
-import { JobName, QueueName } from '@engram/jobs';
-import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { codexProvider, DOC_ORIGIN } from '../support/client-config-doc.js';
 import type { RecordedRequest } from '../support/scripted-http.js';
@@ -11,7 +9,7 @@ import {
   type ResponsesItemJson,
   type ResponsesReply,
 } from '../support/scripted-responses-upstream.js';
-import { startSurfacesStack, type SurfacesStack } from '../support/surfaces-stack.js';
+import { expectExtraction, startSurfacesStack, type SurfacesStack } from '../support/surfaces-stack.js';
 
 const MEMORY_TOOLS = ['store_memory', 'memory_search', 'memory_list', 'memory_update', 'memory_delete', 'memory_refresh'];
 const MODEL = 'gpt-5-codex';
@@ -192,17 +190,3 @@ describe('Codex CLI through Engram: OpenAI Responses with memory', () => {
     });
   });
 });
-
-/** The marker's content reached the worker's extraction queue, with the exchange the person saw. */
-async function expectExtraction(stack: SurfacesStack, pool: string, user: string): Promise<void> {
-  const queue = new Queue(QueueName.Extract, { connection: { url: stack.redis.url } });
-  try {
-    const jobsOfPool = async () => (await queue.getJobs(['waiting', 'delayed', 'prioritized'])).filter((job) => (job.data as { pool?: string }).pool === pool);
-    await expect.poll(async () => (await jobsOfPool()).length, { timeout: 10_000 }).toBeGreaterThan(0);
-    const [job] = await jobsOfPool();
-    expect(job?.name).toBe(JobName.ExtractExchange);
-    expect(job?.data).toMatchObject({ pool, suggestions: ['User likes green tea'], exchange: { user, assistant: 'Sure.  Anything else?' } });
-  } finally {
-    await queue.close();
-  }
-}

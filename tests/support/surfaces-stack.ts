@@ -1,3 +1,6 @@
+import { JobName, QueueName } from '@engram/jobs';
+import { Queue } from 'bullmq';
+import { expect } from 'vitest';
 import { startRedis, type TestRedis } from './redis.js';
 import { ScriptedAnthropicUpstream, type ScriptedAnthropicOptions } from './scripted-anthropic-upstream.js';
 import { ScriptedResponsesUpstream, type ScriptedResponsesOptions } from './scripted-responses-upstream.js';
@@ -47,4 +50,18 @@ export async function startSurfacesStack(options: SurfacesStackOptions = {}): Pr
       await redis.stop();
     },
   };
+}
+
+/** The marker's content reached the worker's extraction queue, with the exchange the person saw. */
+export async function expectExtraction(stack: SurfacesStack, pool: string, user: string): Promise<void> {
+  const queue = new Queue(QueueName.Extract, { connection: { url: stack.redis.url } });
+  try {
+    const jobsOfPool = async () => (await queue.getJobs(['waiting', 'delayed', 'prioritized'])).filter((job) => (job.data as { pool?: string }).pool === pool);
+    await expect.poll(async () => (await jobsOfPool()).length, { timeout: 10_000 }).toBeGreaterThan(0);
+    const [job] = await jobsOfPool();
+    expect(job?.name).toBe(JobName.ExtractExchange);
+    expect(job?.data).toMatchObject({ pool, suggestions: ['User likes green tea'], exchange: { user, assistant: 'Sure.  Anything else?' } });
+  } finally {
+    await queue.close();
+  }
 }
