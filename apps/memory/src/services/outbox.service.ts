@@ -1,5 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import type { EngramConfig } from '@engram/config';
+import type { MemoryEvent } from '@engram/domain';
 import { deriveJobs } from '@engram/jobs';
 import type { Logger } from '@engram/observability';
 import type { MemoryService } from '@engram/storage';
@@ -8,6 +9,8 @@ import { JobQueueRepository } from '../repositories/job-queue.repository.js';
 import { CONFIG, LOGGER, MEMORY_SERVICE } from '../memory.tokens.js';
 
 const BATCH = 500;
+/** Committed events kept for dispatch in memory; past this (a long Redis outage) the log is read instead. */
+const MAX_BUFFERED = 10_000;
 const RETRY_MIN_MS = 1_000;
 const RETRY_MAX_MS = 30_000;
 
@@ -24,6 +27,8 @@ export class OutboxService implements OnApplicationBootstrap, OnModuleDestroy {
   private failing = false;
   private retryMs = RETRY_MIN_MS;
   private closed = false;
+  /** Events handed over by commits, not yet dispatched, in seq order: saves reading back what was just written. */
+  private buffered: MemoryEvent[] = [];
 
   constructor(
     @Inject(MEMORY_SERVICE) private readonly memory: MemoryService,
@@ -36,6 +41,8 @@ export class OutboxService implements OnApplicationBootstrap, OnModuleDestroy {
   onApplicationBootstrap(): void {
     this.memory.onCommitted((events) => {
       this.changes.publish(events);
+      this.buffered.push(...events);
+      if (this.buffered.length > MAX_BUFFERED) this.buffered = [];
       void this.drain();
     });
     void this.drain();
@@ -75,13 +82,29 @@ export class OutboxService implements OnApplicationBootstrap, OnModuleDestroy {
       consolidationThreshold: this.config.consolidation.threshold,
     };
     for (;;) {
-      const events = await this.memory.eventsAfter({ after: this.memory.dispatchedSeq(), limit: BATCH });
+      const events = await this.nextBatch();
       const last = events.at(-1);
       if (!last) return;
       const jobs = events.flatMap((event) => deriveJobs(event, context));
       if (jobs.length > 0) await this.queues.enqueue(jobs);
       this.memory.markDispatched(last.seq);
     }
+  }
+
+  /**
+   * The next events after the cursor: from the buffer when it continues the cursor exactly,
+   * otherwise (at start, after a failed dispatch, past the buffer's cap) from the log, the source
+   * of truth.
+   */
+  private async nextBatch(): Promise<MemoryEvent[]> {
+    const after = this.memory.dispatchedSeq();
+    const firstPending = this.buffered.findIndex((event) => event.seq > after);
+    this.buffered = firstPending < 0 ? [] : this.buffered.slice(firstPending);
+    let run = 0;
+    while (run < this.buffered.length && run < BATCH && this.buffered[run]?.seq === after + 1 + run) run++;
+    if (run > 0) return this.buffered.splice(0, run);
+    this.buffered = [];
+    return this.memory.eventsAfter({ after, limit: BATCH });
   }
 
   private scheduleRetry(): void {
