@@ -16,7 +16,7 @@ export class ExtractionQueueRepository implements ExtractionPort {
   enqueue(data: ExtractExchangeData): void {
     // The connection fails fast; a Queue set up on it before it is ready keeps that first failure.
     if (this.redis.status !== 'ready') {
-      this.logger.warn({ pool: data.pool }, 'extraction job skipped: Redis unavailable');
+      this.logger.warn({ requestId: data.requestId, pool: data.pool }, 'extraction job skipped: Redis unavailable');
       return;
     }
     const item: JobItem = { name: JobName.ExtractExchange, data };
@@ -24,7 +24,7 @@ export class ExtractionQueueRepository implements ExtractionPort {
       .add(item.name, item.data, jobOptionsFor(item))
       .then(
         () => undefined,
-        (error: unknown) => this.logger.warn({ err: (error as Error).message, pool: data.pool }, 'extraction job not enqueued'),
+        (error: unknown) => this.logger.warn({ requestId: data.requestId, err: (error as Error).message, pool: data.pool }, 'extraction job not enqueued'),
       );
   }
 

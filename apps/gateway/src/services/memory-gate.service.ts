@@ -56,7 +56,7 @@ export class MemoryGate {
       this.markUp();
       return value;
     } catch (error) {
-      this.markDown(error);
+      this.markDown(error, requestId);
       return null;
     }
   }
@@ -68,11 +68,11 @@ export class MemoryGate {
     this.logger.info('memory service answers again: memory is back on');
   }
 
-  private markDown(error: unknown): void {
+  private markDown(error: unknown, requestId?: string): void {
     this.downUntil = Date.now() + this.options.retryAfterMs;
     if (this.down) return;
     this.down = true;
     const code = error instanceof MemoryError ? error.code : 'internal';
-    this.logger.warn({ code, err: (error as Error).message }, 'memory service unavailable: proxying without memory until it answers');
+    this.logger.warn({ code, err: (error as Error).message, ...(requestId ? { requestId } : {}) }, 'memory service unavailable: proxying without memory until it answers');
   }
 }

@@ -8,7 +8,7 @@ import {
   type TurnContext,
   type WireAdapter,
 } from '@engram/engine';
-import { requestContext, type Logger } from '@engram/observability';
+import type { Logger } from '@engram/observability';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { HttpSink } from '../http/http-sink.js';
 import type { ExtractionQueueRepository } from '../repositories/extraction-queue.repository.js';
@@ -72,7 +72,9 @@ export class TurnService {
 
     const upstream = surface.upstream.forClient(request.headers, requestId);
     const context: TurnContext = { pool, requestId };
-    await requestContext.run(context, () => this.serve(surface, parsed, raw as Buffer, context, upstream, request.headers['x-engram-memory'] !== 'off', sink)).catch((error: unknown) => {
+    // The request id travels explicitly (context, job data, log fields), not in an AsyncLocalStorage:
+    // on Node 20 that would turn on promise hooks for every promise of every request.
+    await this.serve(surface, parsed, raw as Buffer, context, upstream, request.headers['x-engram-memory'] !== 'off', sink).catch((error: unknown) => {
       // A bug on one request answers that request with a 500; it never reaches the process.
       this.deps.metrics.error('internal');
       this.deps.logger.error({ err: error instanceof Error ? error.stack : String(error), requestId }, 'request failed');
