@@ -8,6 +8,16 @@ export interface RecordedRequest<Body = Record<string, unknown>> {
   readonly headers: IncomingHttpHeaders;
   /** Parsed JSON body (`{}` when there was none). */
   readonly body: Body;
+  /** Size of the body as sent, in bytes. */
+  readonly bodyBytes: number;
+}
+
+export interface ScriptedServerOptions {
+  /**
+   * How many of the latest requests `requests` keeps (default: all). A benchmark sending tens of
+   * thousands of requests keeps a few, so the upstream's heap and GC do not grow with the run.
+   */
+  readonly keepRequests?: number;
 }
 
 export type RequestHandler = (request: RecordedRequest, response: ServerResponse) => Promise<void> | void;
@@ -23,6 +33,7 @@ export class ScriptedHttpServer {
   private constructor(
     private readonly server: Server,
     readonly url: string,
+    private readonly keepRequests: number,
   ) {
     server.on('connection', (socket: Socket) => {
       this.sockets.add(socket);
@@ -30,13 +41,13 @@ export class ScriptedHttpServer {
     });
   }
 
-  static async start(handler: RequestHandler): Promise<ScriptedHttpServer> {
+  static async start(handler: RequestHandler, options: ScriptedServerOptions = {}): Promise<ScriptedHttpServer> {
     const holder: { instance?: ScriptedHttpServer } = {};
     const server = createServer((req, res) => {
       void readJson(req).then(
-        async (body) => {
-          const recorded: RecordedRequest = { method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, body };
-          holder.instance?.requests.push(recorded);
+        async ({ body, bytes }) => {
+          const recorded: RecordedRequest = { method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, body, bodyBytes: bytes };
+          holder.instance?.record(recorded);
           try {
             await handler(recorded, res);
           } catch (error) {
@@ -54,8 +65,13 @@ export class ScriptedHttpServer {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const address = server.address();
     if (typeof address !== 'object' || !address) throw new Error('scripted upstream has no address');
-    holder.instance = new ScriptedHttpServer(server, `http://127.0.0.1:${address.port}`);
+    holder.instance = new ScriptedHttpServer(server, `http://127.0.0.1:${address.port}`, options.keepRequests ?? Number.POSITIVE_INFINITY);
     return holder.instance;
+  }
+
+  private record(request: RecordedRequest): void {
+    this.requests.push(request);
+    if (this.requests.length > this.keepRequests) this.requests.splice(0, this.requests.length - this.keepRequests);
   }
 
   /** Cuts the connection without an answer (what a crashed upstream looks like). */
@@ -69,11 +85,20 @@ export class ScriptedHttpServer {
   }
 }
 
-async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  const text = Buffer.concat(chunks).toString('utf8');
-  return text ? (JSON.parse(text) as Record<string, unknown>) : {};
+function readJson(req: IncomingMessage): Promise<{ body: Record<string, unknown>; bytes: number }> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.once('error', reject);
+    req.once('end', () => {
+      try {
+        const bytes = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+        resolve({ body: bytes.length > 0 ? (JSON.parse(bytes.toString('utf8')) as Record<string, unknown>) : {}, bytes: bytes.length });
+      } catch (error) {
+        reject(error);
+      }
+    });
+  });
 }
 
 /** Splits text into small pieces the way a model streams tokens (never splitting a surrogate pair). */

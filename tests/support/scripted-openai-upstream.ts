@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { chunksOf, roughTokens, ScriptedHttpServer, sleep, type RecordedRequest } from './scripted-http.js';
+import { chunksOf, roughTokens, ScriptedHttpServer, sleep, type RecordedRequest, type ScriptedServerOptions } from './scripted-http.js';
 
 /** One tool call the scripted model makes; arguments as an object (serialised) or raw text (possibly malformed). */
 export interface ScriptToolCall {
@@ -37,7 +37,7 @@ export type ChatResponder = (request: RecordedRequest, index: number) => ChatRep
 export const say = (text: string, extra: Partial<Extract<ChatReply, { kind: 'answer' }>> = {}): ChatReply => ({ kind: 'answer', text, ...extra });
 export const callTools = (...toolCalls: ScriptToolCall[]): ChatReply => ({ kind: 'answer', toolCalls });
 
-export interface ScriptedOpenAiOptions {
+export interface ScriptedOpenAiOptions extends ScriptedServerOptions {
   /** Characters per streamed content delta (default 4). */
   readonly chunkSize?: number;
   /** Characters per streamed tool-argument fragment (default 7). */
@@ -68,7 +68,7 @@ export class ScriptedOpenAiUpstream {
   static async start(responder: ChatResponder | readonly ChatReply[], options: ScriptedOpenAiOptions = {}): Promise<ScriptedOpenAiUpstream> {
     const script = typeof responder === 'function' ? responder : sequence(responder);
     const holder: { instance?: ScriptedOpenAiUpstream } = {};
-    const http = await ScriptedHttpServer.start((request, response) => holder.instance?.handle(request, response));
+    const http = await ScriptedHttpServer.start((request, response) => holder.instance?.handle(request, response), options);
     holder.instance = new ScriptedOpenAiUpstream(http, script, options);
     return holder.instance;
   }
@@ -123,12 +123,13 @@ export class ScriptedOpenAiUpstream {
         ScriptedHttpServer.drop(response);
         return;
       case 'answer':
-        if (request.body['stream'] === true) await this.stream(request.body as ChatRequestJson, reply, response);
-        else await this.complete(request.body as ChatRequestJson, reply, response);
+        if (request.body['stream'] === true) await this.stream(request, reply, response);
+        else await this.complete(request, reply, response);
     }
   }
 
-  private async complete(body: ChatRequestJson, reply: Extract<ChatReply, { kind: 'answer' }>, response: ServerResponse): Promise<void> {
+  private async complete(request: RecordedRequest, reply: Extract<ChatReply, { kind: 'answer' }>, response: ServerResponse): Promise<void> {
+    const body = request.body as unknown as ChatRequestJson;
     if (reply.delayMs) await sleep(reply.delayMs);
     const calls = (reply.toolCalls ?? []).map(withId);
     const text = reply.chunks ? reply.chunks.join('') : (reply.text ?? '');
@@ -142,13 +143,14 @@ export class ScriptedOpenAiUpstream {
       created: nowSeconds(),
       model: String(body.model ?? 'gpt-scripted'),
       choices: [{ index: 0, message, logprobs: null, finish_reason: reply.finishReason ?? (calls.length > 0 ? 'tool_calls' : 'stop') }],
-      usage: usageFor(body, text, calls),
+      usage: usageFor(request, text, calls),
       service_tier: 'default',
       system_fingerprint: 'fp_scripted',
     });
   }
 
-  private async stream(body: ChatRequestJson, reply: Extract<ChatReply, { kind: 'answer' }>, response: ServerResponse): Promise<void> {
+  private async stream(request: RecordedRequest, reply: Extract<ChatReply, { kind: 'answer' }>, response: ServerResponse): Promise<void> {
+    const body = request.body as unknown as ChatRequestJson;
     response.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-request-id': `req_${randomBytes(6).toString('hex')}` });
     const includeUsage = body.stream_options?.include_usage === true;
     const base = { id: completionId(), object: 'chat.completion.chunk', created: nowSeconds(), model: String(body.model ?? 'gpt-scripted'), service_tier: 'default', system_fingerprint: 'fp_scripted' };
@@ -177,7 +179,7 @@ export class ScriptedOpenAiUpstream {
       }
     }
     if (!(await send({ delta: {}, finish_reason: reply.finishReason ?? (calls.length > 0 ? 'tool_calls' : 'stop') }))) return;
-    if (includeUsage && !(await send(null, usageFor(body, text, calls)))) return;
+    if (includeUsage && !(await send(null, usageFor(request, text, calls)))) return;
     response.end('data: [DONE]\n\n');
   }
 }
@@ -203,8 +205,8 @@ function argumentsText(call: ScriptToolCall): string {
   return typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments);
 }
 
-function usageFor(body: ChatRequestJson, text: string, calls: readonly ScriptToolCall[]): Record<string, unknown> {
-  const prompt = roughTokens(body.messages) + roughTokens(body.tools ?? []);
+function usageFor(request: RecordedRequest, text: string, calls: readonly ScriptToolCall[]): Record<string, unknown> {
+  const prompt = Math.max(1, Math.ceil(request.bodyBytes / 4));
   const completion = roughTokens(text) + calls.reduce((sum, call) => sum + roughTokens(argumentsText(call)), 0);
   return {
     prompt_tokens: prompt,
