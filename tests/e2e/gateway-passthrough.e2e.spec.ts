@@ -151,12 +151,28 @@ describe('gateway pass-through and failures (openai SDK client)', () => {
     });
     expect(huge.status).toBe(413);
     expect((JSON.parse(huge.body) as { error: { message: string; type: string } }).error.type).toBe('invalid_request_error');
-    expect((await fetch(`${stack.gateway.url}/v1/nowhere`)).status).toBe(404);
+    expect((await fetch(`${stack.gateway.url}/nowhere`)).status).toBe(404);
   });
 
   it('passes GET /v1/models through', async () => {
     const models = await stack.client().models.list();
     expect(models.data.map((model) => model.id)).toEqual(['gpt-scripted']);
+  });
+
+  it('passes every other /v1 endpoint through: method, path, query, body, status and error body', async () => {
+    const embeddings = await stack.client().embeddings.create({ model: 'text-embedding-3-small', input: ['zsh', 'neovim'], encoding_format: 'float' });
+    expect(embeddings.data.map((item) => item.embedding[0])).toEqual([3, 6]);
+    const sent = stack.upstream.requests.at(-1);
+    expect(sent).toMatchObject({ method: 'POST', path: '/v1/embeddings', body: { model: 'text-embedding-3-small', input: ['zsh', 'neovim'], encoding_format: 'float' } });
+    expect(sent?.body).not.toHaveProperty('tools');
+
+    await stack.client({ pool: 'work' }).embeddings.create({ model: 'm', input: 'x', encoding_format: 'float' });
+    expect(stack.upstream.requests.at(-1)?.path).toBe('/v1/embeddings');
+
+    const removed = await fetch(`${stack.gateway.url}/v1/responses/resp_123?include=usage`, { method: 'DELETE' });
+    expect(stack.upstream.requests.at(-1)).toMatchObject({ method: 'DELETE', path: '/v1/responses/resp_123?include=usage' });
+    expect(removed.status).toBe(404);
+    expect(((await removed.json()) as { error: { message: string } }).error.message).toBe('Unknown request URL: DELETE /v1/responses/resp_123?include=usage');
   });
 
   it('counts requests, upstream latency and errors in /metrics', async () => {

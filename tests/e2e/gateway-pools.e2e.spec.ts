@@ -47,6 +47,11 @@ describe('gateway keys and pools', () => {
     });
     expect((await rest('GET', '/engram/pools/alpha/memories', undefined)).status).toBe(401);
     expect((await rest('GET', '/v1/models', 'nope')).status).toBe(401);
+    expect((await rest('POST', '/v1/embeddings', undefined, { model: 'm', input: 'x' })).status).toBe(401);
+    expect((await rest('POST', '/pools/other/v1/embeddings', 'alpha-key', { model: 'm', input: 'x' })).status).toBe(403);
+    const embedded = await rest('POST', '/pools/shared/v1/embeddings', 'alpha-key', { model: 'm', input: 'x' });
+    expect(embedded.status).toBe(200);
+    expect(stack.upstream.requests.at(-1)?.headers.authorization).toBe('Bearer sk-upstream');
 
     await stack.client({ apiKey: 'alpha-key' }).chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
     expect(stack.upstream.chatRequests.at(-1)?.headers.authorization).toBe('Bearer sk-upstream');

@@ -108,6 +108,10 @@ export class ScriptedOpenAiUpstream {
       json(response, 200, { object: 'list', data: [{ id: 'gpt-scripted', object: 'model', created: 1_700_000_000, owned_by: 'engram-tests' }] });
       return;
     }
+    if (request.method === 'POST' && request.path.endsWith('/embeddings')) {
+      json(response, 200, embeddingsFor(request.body));
+      return;
+    }
     if (request.method !== 'POST' || !request.path.endsWith('/chat/completions')) {
       json(response, 404, { error: { message: `Unknown request URL: ${request.method} ${request.path}`, type: 'invalid_request_error', param: null, code: 'unknown_url' } });
       return;
@@ -214,6 +218,17 @@ function usageFor(request: RecordedRequest, text: string, calls: readonly Script
     total_tokens: prompt + completion,
     prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
     completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+  };
+}
+
+/** A float embedding per input, three numbers derived from its length (the SDK's default base64 is not offered). */
+function embeddingsFor(body: Record<string, unknown>): Record<string, unknown> {
+  const inputs = Array.isArray(body['input']) ? body['input'] : [body['input']];
+  return {
+    object: 'list',
+    data: inputs.map((input, index) => ({ object: 'embedding', index, embedding: [String(input).length, 0.5, -0.5] })),
+    model: String(body['model'] ?? 'text-embedding-scripted'),
+    usage: { prompt_tokens: inputs.length, total_tokens: inputs.length },
   };
 }
 

@@ -3,7 +3,7 @@ import { AnthropicMessagesController } from './controllers/anthropic-messages.co
 import { ChatCompletionsController, type Surfaces } from './controllers/chat-completions.controller.js';
 import { HealthController } from './controllers/health.controller.js';
 import { MemoriesController } from './controllers/memories.controller.js';
-import { ModelsController } from './controllers/models.controller.js';
+import { PassthroughController } from './controllers/passthrough.controller.js';
 import { ResponsesController } from './controllers/responses.controller.js';
 import { ACCESS_SERVICE, HEALTH_SERVICE, MEMORY_REST_SERVICE, METRICS, SURFACES, TOKEN_COUNT_SERVICE, TURN_SERVICE } from './gateway.tokens.js';
 import type { MetricsRepository } from './repositories/metrics.repository.js';
@@ -29,7 +29,7 @@ export class AppModule {
   static register(dependencies: GatewayAppDependencies): DynamicModule {
     return {
       module: AppModule,
-      controllers: [ChatCompletionsController, AnthropicMessagesController, ResponsesController, ModelsController, MemoriesController, HealthController],
+      controllers: [ChatCompletionsController, AnthropicMessagesController, ResponsesController, MemoriesController, HealthController, PassthroughController],
       providers: [
         { provide: TURN_SERVICE, useValue: dependencies.turns },
         { provide: ACCESS_SERVICE, useValue: dependencies.access },

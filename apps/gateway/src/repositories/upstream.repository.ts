@@ -18,6 +18,8 @@ export interface UpstreamOptions {
   readonly connections?: number;
 }
 
+type Forward = (method: string, path: string, body: Uint8Array | null, signal: AbortSignal) => Promise<UpstreamReply>;
+
 /** Client headers that never travel upstream: hop-by-hop, length, Engram's own, and the client's credentials. */
 const DROPPED_REQUEST_HEADERS = new Set([
   'host',
@@ -60,12 +62,15 @@ export class UpstreamRepository {
     });
   }
 
-  /** An UpstreamPort carrying this client's headers (and credentials, unless UPSTREAM_API_KEY replaces them). */
-  forClient(clientHeaders: IncomingHttpHeaders, requestId: string): UpstreamPort & { get(path: string, signal: AbortSignal): Promise<UpstreamReply> } {
+  /**
+   * An UpstreamPort carrying this client's headers (and credentials, unless UPSTREAM_API_KEY
+   * replaces them); `forward` sends any other request as the client made it (its content type too).
+   */
+  forClient(clientHeaders: IncomingHttpHeaders, requestId: string): UpstreamPort & { forward: Forward } {
     const headers = this.headersFor(clientHeaders, requestId);
     return {
       post: (path, body, signal) => this.send('POST', path, { ...headers, 'content-type': 'application/json' }, body, signal),
-      get: (path, signal) => this.send('GET', path, headers, null, signal),
+      forward: (method, path, body, signal) => this.send(method, path, headers, body, signal),
     };
   }
 
@@ -94,7 +99,7 @@ export class UpstreamRepository {
   }
 
   private async send(
-    method: 'GET' | 'POST',
+    method: string,
     path: string,
     headers: Record<string, string>,
     body: string | Uint8Array | null,
@@ -116,14 +121,14 @@ function clientKey(headers: IncomingHttpHeaders): string | undefined {
   return typeof apiKey === 'string' ? apiKey : undefined;
 }
 
-/** Upstream response headers a client may use (content type, rate limits, provider ids); no hop-by-hop, no lengths. */
+/** Upstream response headers a client may use (content type and disposition, rate limits, provider ids); no hop-by-hop, no lengths. */
 function forwardedResponseHeaders(headers: IncomingHttpHeaders): Record<string, string> {
   const kept: Record<string, string> = {};
   for (const name in headers) {
     const value = headers[name];
     if (value === undefined) continue;
     const text = Array.isArray(value) ? value.join(', ') : value;
-    if (name === 'content-type' || name === 'retry-after' || name.startsWith('x-ratelimit-') || name.startsWith('openai-') || name.startsWith('anthropic-')) {
+    if (name === 'content-type' || name === 'content-disposition' || name === 'retry-after' || name.startsWith('x-ratelimit-') || name.startsWith('openai-') || name.startsWith('anthropic-')) {
       kept[name] = text;
     } else if (name === 'x-request-id' || name === 'request-id') {
       kept['x-upstream-request-id'] = text;

@@ -1,4 +1,4 @@
-import { Controller, Get, Inject, Param, Req, Res } from '@nestjs/common';
+import { All, Controller, Inject, Param, Req, Res } from '@nestjs/common';
 import { relay, type EngramHttpError } from '@engram/engine';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { HttpSink } from '../http/http-sink.js';
@@ -7,23 +7,26 @@ import type { AccessService } from '../services/access.service.js';
 import type { Surfaces } from './chat-completions.controller.js';
 
 /**
- * `GET /v1/models`: a pass-through, behind the same keys. Anthropic clients (they always send
- * `anthropic-version`, e.g. Claude Code on ANTHROPIC_BASE_URL) get the Anthropic upstream's list.
+ * Every `/v1/...` endpoint Engram does not own (models, embeddings, files, batches, stored
+ * responses, ...): passed through with its method, query, body and answer untouched, behind the
+ * same keys and pools, so a tool can point its whole base URL here. Anthropic clients (they
+ * always send `anthropic-version`, e.g. Claude Code on ANTHROPIC_BASE_URL) reach the Anthropic
+ * upstream. The router prefers the owned routes (chat completions, messages, responses) to these.
  */
 @Controller()
-export class ModelsController {
+export class PassthroughController {
   constructor(
     @Inject(ACCESS_SERVICE) private readonly access: AccessService,
     @Inject(SURFACES) private readonly surfaces: Surfaces,
   ) {}
 
-  @Get('v1/models')
-  list(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+  @All('v1/*')
+  forward(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     return this.relay(request, reply, undefined);
   }
 
-  @Get('pools/:pool/v1/models')
-  listInPool(@Param('pool') pool: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+  @All('pools/:pool/v1/*')
+  forwardInPool(@Param('pool') pool: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     return this.relay(request, reply, pool);
   }
 
@@ -38,7 +41,12 @@ export class ModelsController {
       sink.respond(access.error.status, { 'content-type': 'application/json' }, JSON.stringify(errorBody(access.error)));
       return;
     }
+    // A valid pool name needs no escaping, so the raw URL starts with exactly this prefix.
+    const clientPath = pool === undefined ? request.url : request.url.slice(`/pools/${pool}`.length);
+    // OpenAI's base URL ends in /v1 (UPSTREAM_BASE_URL), Anthropic's does not.
+    const upstreamPath = anthropic ? clientPath : clientPath.slice('/v1'.length);
+    const body = Buffer.isBuffer(request.body) && request.body.length > 0 ? request.body : null;
     const upstream = surface.upstream.forClient(request.headers, request.id);
-    await relay(() => upstream.get(anthropic ? '/v1/models' : '/models', sink.signal), sink, { errorBody });
+    await relay(() => upstream.forward(request.method, upstreamPath, body, sink.signal), sink, { errorBody });
   }
 }
