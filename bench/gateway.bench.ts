@@ -1,24 +1,38 @@
 /**
  * Latency the gateway adds, measured against calling the scripted upstream directly in the same
- * run, alternating batches so both see the same machine load: non-streamed chat completions at
- * concurrency 32 (p50, p99) and streamed time to first byte, with Tier 1 injection on (a real
- * memory service holds entries for the pool, so every request carries a Tier 1 block and the
- * six memory tools).
+ * run, alternating batches so both see the same machine load, with Tier 1 injection on (a real
+ * memory service holds entries for the pool, so every request carries a Tier 1 block and the six
+ * memory tools):
+ * - non-streamed chat completions at concurrency 32, twice: with an upstream that takes 10 to 30 ms
+ *   to answer, spread evenly (every real model takes far longer, and never the same time twice:
+ *   a fixed delay would march the 32 clients in lockstep, so each burst of 32 queues behind
+ *   itself), and with one that answers at once.
+ *   The second is a throughput test in disguise: client, upstream and gateway share two cores, so
+ *   at 32 in flight a request mostly waits for CPU (latency = 32 / throughput). Its rows come with
+ *   the CPU time per request of the gateway and of the bench process (client + upstream), which
+ *   explain it;
+ * - concurrency 1 and streamed time to first byte, one request at a time.
  *
  *   npm run bench -- gateway
  */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { startRedis } from '../tests/support/redis.js';
 import { ScriptedOpenAiUpstream, say } from '../tests/support/scripted-openai-upstream.js';
-import { startGateway, startMemory } from '../tests/support/stack.js';
+import { startGateway, startMemory, type RunningGateway } from '../tests/support/stack.js';
 import type { BenchRow } from './run.js';
 import { percentile } from './stats.js';
 
 const CONCURRENCY = 32;
 const BATCH = 1_000;
 const BATCHES = 6;
-const STREAM_SAMPLES = 300;
+/** The model-like upstream's answer times: 10..30 ms, a fixed pseudo-random sequence. */
+const modelMs = (index: number): number => 10 + ((index * 7_919) % 21);
+const MODEL_BATCH = 320;
+const SEQUENTIAL_SAMPLES = 300;
 const ANSWER = 'Engram keeps a little memory for you, and this is a short answer of typical size.';
 
 const body = (stream: boolean): string =>
@@ -32,16 +46,16 @@ const body = (stream: boolean): string =>
   });
 
 /** Sends `count` requests with `concurrency` in flight; returns each one's latency in ms (to full body). */
-async function load(pool: Pool, path: string, payload: string, count: number, concurrency: number): Promise<number[]> {
+async function load(pool: Pool, payload: string, count: number, concurrency: number): Promise<number[]> {
   const latencies: number[] = [];
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < count) {
       next++;
       const started = performance.now();
-      const response = await pool.request({ method: 'POST', path, headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' }, body: payload });
+      const response = await pool.request({ method: 'POST', path: '/v1/chat/completions', headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' }, body: payload });
       await response.body.text();
-      if (response.statusCode !== 200) throw new Error(`${path} answered ${response.statusCode}`);
+      if (response.statusCode !== 200) throw new Error(`answered ${response.statusCode}`);
       latencies.push(performance.now() - started);
     }
   };
@@ -49,10 +63,10 @@ async function load(pool: Pool, path: string, payload: string, count: number, co
   return latencies;
 }
 
-/** Time to the first streamed body byte, one request at a time. */
-async function firstByte(pool: Pool, path: string, payload: string): Promise<number> {
+/** Time to the first streamed body byte. */
+async function firstByte(pool: Pool, payload: string): Promise<number> {
   const started = performance.now();
-  const response = await pool.request({ method: 'POST', path, headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' }, body: payload });
+  const response = await pool.request({ method: 'POST', path: '/v1/chat/completions', headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' }, body: payload });
   let first = Number.NaN;
   for await (const _chunk of response.body) {
     if (Number.isNaN(first)) first = performance.now() - started;
@@ -60,13 +74,90 @@ async function firstByte(pool: Pool, path: string, payload: string): Promise<num
   return first;
 }
 
+/** CPU time (user + system) a process has used so far, in microseconds, from /proc (Linux). */
+function processCpuMicros(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}
+
+function benchCpuMicros(): number {
+  const usage = process.cpuUsage();
+  return usage.user + usage.system;
+}
+
+interface Target {
+  readonly pool: Pool;
+  /** The proxy process whose CPU time is counted, if any. */
+  readonly pid?: number;
+}
+
+interface TargetRun {
+  readonly ms: number[];
+  /** CPU time per request, µs: the proxy process, and this process (client + upstream). */
+  readonly proxyCpuUs: number;
+  readonly benchCpuUs: number;
+}
+
+/** Alternating batches over the targets, after one warm-up batch each. */
+async function alternate(targets: readonly Target[], payload: string, batch: number, batches: number): Promise<TargetRun[]> {
+  for (const target of targets) await load(target.pool, payload, batch, CONCURRENCY);
+  const runs = targets.map(() => ({ ms: [] as number[], proxyCpu: 0, benchCpu: 0 }));
+  for (let i = 0; i < batches; i++) {
+    for (const [index, target] of targets.entries()) {
+      const run = runs[index] as (typeof runs)[number];
+      const bench = benchCpuMicros();
+      const proxy = target.pid ? processCpuMicros(target.pid) : 0;
+      run.ms.push(...(await load(target.pool, payload, batch, CONCURRENCY)));
+      if (target.pid) run.proxyCpu += processCpuMicros(target.pid) - proxy;
+      run.benchCpu += benchCpuMicros() - bench;
+    }
+  }
+  const requests = batch * batches;
+  return runs.map((run) => ({ ms: run.ms, proxyCpuUs: run.proxyCpu / requests, benchCpuUs: run.benchCpu / requests }));
+}
+
+/** The bare proxy (bench/support/bare-proxy.mjs) in front of `upstream`, as a child process. */
+async function startBareProxy(upstream: ScriptedOpenAiUpstream, tier1Chars: number): Promise<{ readonly child: ChildProcess; readonly url: string }> {
+  const child = spawn(process.execPath, [fileURLToPath(new URL('./support/bare-proxy.mjs', import.meta.url))], {
+    env: { PATH: process.env['PATH'] ?? '', UPSTREAM: new URL(upstream.baseUrl).origin, TIER1_CHARS: String(tier1Chars) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const port = await new Promise<string>((resolve, reject) => {
+    child.stdout?.once('data', (chunk: Buffer) => resolve(chunk.toString().trim()));
+    child.once('exit', (code) => reject(new Error(`the bare proxy exited (${code})`)));
+  });
+  return { child, url: `http://127.0.0.1:${port}` };
+}
+
 export async function run(): Promise<BenchRow[]> {
   const redis = await startRedis();
-  const upstream = await ScriptedOpenAiUpstream.start(() => say(ANSWER));
+  // The bench sends tens of thousands of requests: the upstreams keep only the last few.
+  const modelLike = await ScriptedOpenAiUpstream.start((_request, index) => say(ANSWER, { delayMs: modelMs(index) }), { keepRequests: 10 });
+  const instant = await ScriptedOpenAiUpstream.start(() => say(ANSWER), { keepRequests: 10 });
   const memory = await startMemory({ REDIS_URL: redis.url });
-  const gateway = await startGateway({ UPSTREAM_BASE_URL: upstream.baseUrl, REDIS_URL: redis.url, LOG_LEVEL: 'warn', ...memory.clientEnv });
-  const direct = new Pool(upstream.baseUrl.replace(/\/v1$/, ''), { connections: CONCURRENCY });
-  const viaGateway = new Pool(gateway.url, { connections: CONCURRENCY });
+  const env = { REDIS_URL: redis.url, LOG_LEVEL: 'warn', ...memory.clientEnv };
+  const modelGateway = await startGateway({ ...env, UPSTREAM_BASE_URL: modelLike.baseUrl });
+  const gateway = await startGateway({ ...env, UPSTREAM_BASE_URL: instant.baseUrl });
+  const bareProxies: ChildProcess[] = [];
+  const pools: Pool[] = [];
+  const target = (url: string, pid?: number): Target => {
+    const pool = new Pool(new URL(url).origin, { connections: CONCURRENCY });
+    pools.push(pool);
+    return pid === undefined ? { pool } : { pool, pid };
+  };
+  /** Direct, via the gateway, via the bare proxy: alternating batches. */
+  const scenario = async (upstream: ScriptedOpenAiUpstream, via: RunningGateway, tier1Chars: number, batch: number): Promise<[TargetRun, TargetRun, TargetRun]> => {
+    const bare = await startBareProxy(upstream, tier1Chars);
+    bareProxies.push(bare.child);
+    const [direct, viaGateway, viaBare] = await alternate(
+      [target(upstream.baseUrl), target(via.url, via.process.child.pid), target(bare.url, bare.child.pid)],
+      body(false),
+      batch,
+      BATCHES,
+    );
+    if (!direct || !viaGateway || !viaBare) throw new Error('a bench target gave no samples');
+    return [direct, viaGateway, viaBare];
+  };
   try {
     for (const content of ['The user prefers zsh on macOS.', 'The user prefers Neovim and short answers.']) {
       const stored = await fetch(`${gateway.url}/engram/pools/default/memories`, {
@@ -79,31 +170,28 @@ export async function run(): Promise<BenchRow[]> {
     const tier1 = (await (await fetch(`${gateway.url}/engram/pools/default/tier1`)).json()) as { block: string };
     if (tier1.block === '') throw new Error('Tier 1 is empty: the bench would not measure injection');
 
-    const plain = body(false);
-    await load(direct, '/v1/chat/completions', plain, BATCH, CONCURRENCY);
-    await load(viaGateway, '/v1/chat/completions', plain, BATCH, CONCURRENCY);
-    const directMs: number[] = [];
-    const gatewayMs: number[] = [];
-    for (let batch = 0; batch < BATCHES; batch++) {
-      directMs.push(...(await load(direct, '/v1/chat/completions', plain, BATCH, CONCURRENCY)));
-      gatewayMs.push(...(await load(viaGateway, '/v1/chat/completions', plain, BATCH, CONCURRENCY)));
+    const [modelDirect, modelGatewayRun, modelBare] = await scenario(modelLike, modelGateway, tier1.block.length, MODEL_BATCH);
+    const [fastDirect, fastGateway, fastBare] = await scenario(instant, gateway, tier1.block.length, BATCH);
+    for (const upstream of [modelLike, instant]) {
+      const seen = upstream.chatRequests.at(-1)?.body.messages[0]?.content;
+      if (typeof seen !== 'string' || !seen.includes('<engram-memory>')) throw new Error('Tier 1 was not injected during the bench');
     }
-    const upstreamSaw = upstream.chatRequests.at(-1)?.body.messages[0]?.content;
-    if (typeof upstreamSaw !== 'string' || !upstreamSaw.includes('<engram-memory>')) throw new Error('Tier 1 was not injected during the bench');
+    const direct = target(instant.baseUrl);
+    const viaGateway = target(gateway.url);
+    const plain = body(false);
 
     const directSequential: number[] = [];
     const gatewaySequential: number[] = [];
-    for (let i = 0; i < STREAM_SAMPLES; i++) {
-      directSequential.push(...(await load(direct, '/v1/chat/completions', plain, 1, 1)));
-      gatewaySequential.push(...(await load(viaGateway, '/v1/chat/completions', plain, 1, 1)));
+    for (let i = 0; i < SEQUENTIAL_SAMPLES; i++) {
+      directSequential.push(...(await load(direct.pool, plain, 1, 1)));
+      gatewaySequential.push(...(await load(viaGateway.pool, plain, 1, 1)));
     }
-
     const streamed = body(true);
     const directTtfb: number[] = [];
     const gatewayTtfb: number[] = [];
-    for (let i = 0; i < STREAM_SAMPLES; i++) {
-      directTtfb.push(await firstByte(direct, '/v1/chat/completions', streamed));
-      gatewayTtfb.push(await firstByte(viaGateway, '/v1/chat/completions', streamed));
+    for (let i = 0; i < SEQUENTIAL_SAMPLES; i++) {
+      directTtfb.push(await firstByte(direct.pool, streamed));
+      gatewayTtfb.push(await firstByte(viaGateway.pool, streamed));
     }
 
     const row = (metric: string, value: number, unit: string, target?: string, note?: string): BenchRow => ({
@@ -115,28 +203,41 @@ export async function run(): Promise<BenchRow[]> {
       ...(note ? { note } : {}),
     });
     const p = (samples: number[], q: number): number => percentile(samples, q);
-    const note = `${BATCHES}x${BATCH} alternating, Tier 1 ${tier1.block.length} chars + 6 memory tools, load avg ${loadavg()[0]?.toFixed(1)} on ${cpus().length} cores`;
+    const machine = `Tier 1 ${tier1.block.length} chars + 6 memory tools, load avg ${loadavg()[0]?.toFixed(1)} on ${cpus().length} cores`;
+    const modelNote = `upstream answers in 10-30 ms; ${BATCHES}x${MODEL_BATCH} alternating; ${machine}`;
+    const instantNote = `upstream answers at once: CPU-bound; ${BATCHES}x${BATCH} alternating; ${machine}`;
     return [
-      row('direct p50 (c=32)', p(directMs, 50), 'ms'),
-      row('gateway p50 (c=32)', p(gatewayMs, 50), 'ms'),
-      row('added p50 (c=32)', p(gatewayMs, 50) - p(directMs, 50), 'ms', '<= 1', note),
-      row('direct p99 (c=32)', p(directMs, 99), 'ms'),
-      row('gateway p99 (c=32)', p(gatewayMs, 99), 'ms'),
-      row('added p99 (c=32)', p(gatewayMs, 99) - p(directMs, 99), 'ms', '<= 5', note),
-      row('gateway/direct p50 ratio (c=32)', p(gatewayMs, 50) / p(directMs, 50), 'x'),
-      row('added p50 (c=1)', p(gatewaySequential, 50) - p(directSequential, 50), 'ms', undefined, `${STREAM_SAMPLES} sequential, alternating`),
+      row('direct p50 (c=32, 10-30 ms model)', p(modelDirect.ms, 50), 'ms'),
+      row('gateway p50 (c=32, 10-30 ms model)', p(modelGatewayRun.ms, 50), 'ms'),
+      row('added p50 (c=32, 10-30 ms model)', p(modelGatewayRun.ms, 50) - p(modelDirect.ms, 50), 'ms', '<= 1', modelNote),
+      row('added p99 (c=32, 10-30 ms model)', p(modelGatewayRun.ms, 99) - p(modelDirect.ms, 99), 'ms', '<= 5', modelNote),
+      row('gateway/direct p50 ratio (c=32, 10-30 ms model)', p(modelGatewayRun.ms, 50) / p(modelDirect.ms, 50), 'x'),
+      row('bare proxy added p50 (c=32, 10-30 ms model)', p(modelBare.ms, 50) - p(modelDirect.ms, 50), 'ms', undefined, 'bench/support/bare-proxy.mjs: the floor'),
+      row('bare proxy added p99 (c=32, 10-30 ms model)', p(modelBare.ms, 99) - p(modelDirect.ms, 99), 'ms'),
+      row('direct p50 (c=32, instant upstream)', p(fastDirect.ms, 50), 'ms'),
+      row('gateway p50 (c=32, instant upstream)', p(fastGateway.ms, 50), 'ms'),
+      row('added p50 (c=32, instant upstream)', p(fastGateway.ms, 50) - p(fastDirect.ms, 50), 'ms', '<= 1', instantNote),
+      row('added p99 (c=32, instant upstream)', p(fastGateway.ms, 99) - p(fastDirect.ms, 99), 'ms', '<= 5', instantNote),
+      row('gateway/direct p50 ratio (c=32, instant upstream)', p(fastGateway.ms, 50) / p(fastDirect.ms, 50), 'x'),
+      row('bare proxy added p50 (c=32, instant upstream)', p(fastBare.ms, 50) - p(fastDirect.ms, 50), 'ms', undefined, 'bench/support/bare-proxy.mjs: the floor'),
+      row('bare proxy added p99 (c=32, instant upstream)', p(fastBare.ms, 99) - p(fastDirect.ms, 99), 'ms'),
+      row('gateway CPU per request', fastGateway.proxyCpuUs, 'µs', undefined, 'instant upstream, c=32'),
+      row('bare proxy CPU per request', fastBare.proxyCpuUs, 'µs', undefined, 'instant upstream, c=32'),
+      row('bench CPU per request, direct', fastDirect.benchCpuUs, 'µs', undefined, 'client + upstream, in this process'),
+      row('bench CPU per request, via gateway', fastGateway.benchCpuUs, 'µs', undefined, 'client + upstream (larger requests: Tier 1 + tools)'),
+      row('added p50 (c=1)', p(gatewaySequential, 50) - p(directSequential, 50), 'ms', undefined, `${SEQUENTIAL_SAMPLES} sequential, alternating, instant upstream`),
       row('added p99 (c=1)', p(gatewaySequential, 99) - p(directSequential, 99), 'ms'),
       row('stream TTFB direct p50', p(directTtfb, 50), 'ms'),
       row('stream TTFB gateway p50', p(gatewayTtfb, 50), 'ms'),
-      row('stream TTFB added p50', p(gatewayTtfb, 50) - p(directTtfb, 50), 'ms', undefined, `${STREAM_SAMPLES} sequential, alternating`),
+      row('stream TTFB added p50', p(gatewayTtfb, 50) - p(directTtfb, 50), 'ms', undefined, `${SEQUENTIAL_SAMPLES} sequential, alternating, instant upstream`),
       row('stream TTFB added p99', p(gatewayTtfb, 99) - p(directTtfb, 99), 'ms'),
     ];
   } finally {
-    await direct.close();
-    await viaGateway.close();
-    await gateway.stop();
+    for (const child of bareProxies) child.kill();
+    await Promise.all(pools.map((pool) => pool.close()));
+    await Promise.all([modelGateway.stop(), gateway.stop()]);
     await memory.stop();
-    await upstream.close();
+    await Promise.all([modelLike.close(), instant.close()]);
     await redis.stop();
   }
 }
