@@ -29,6 +29,14 @@ describe('extractExchange', () => {
     expect(memory.entries.get('m1')?.referenceCount).toBe(1);
   });
 
+  it('finds the entry that says the same thing however many entries the pool holds', async () => {
+    const others = Array.from({ length: 1_200 }, (_, i) => entry({ id: `f${i}`, content: `Service ${i} listens on port ${4_000 + i}` }));
+    const memory = new FakeMemory([...others, entry({ id: 'm1', content: 'The user prefers concise answers.' })]);
+    const outcome = await extractExchange(memory, job(['User prefers concise answers']), context);
+    expect(outcome).toEqual({ stored: [], refreshed: ['m1'], unchanged: 0 });
+    expect(memory.active()).toHaveLength(1_201);
+  });
+
   it('leaves the same state when delivered twice', async () => {
     const memory = new FakeMemory([entry({ id: 'm1', content: 'The user prefers concise answers.' })]);
     const data = job(['User prefers concise answers', 'Uses pnpm workspaces in the monorepo']);

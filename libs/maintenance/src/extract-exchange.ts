@@ -3,7 +3,8 @@ import { MemoryPattern } from '@engram/contracts';
 import { categorizeContent, mostSimilar, type MemoryEntry, type MemorySource, type MemoryType } from '@engram/domain';
 import type { ExtractExchangeData } from '@engram/jobs';
 import { cleanSuggestion, explicitFacts } from './exchange-facts.js';
-import { LIST_LIMIT, type JobContext, type MemoryPort } from './ports.js';
+import { listAllActive } from './list-all.js';
+import { type JobContext, type MemoryPort } from './ports.js';
 
 export interface ExtractOutcome {
   readonly stored: readonly string[];
@@ -53,7 +54,8 @@ export async function extractExchange(
 ): Promise<ExtractOutcome> {
   const candidates = candidatesOf(data);
   if (candidates.length === 0) return { stored: [], refreshed: [], unchanged: 0 };
-  const pool: MemoryEntry[] = await memory.call(MemoryPattern.List, { pool: data.pool, archived: false, limit: LIST_LIMIT });
+  // The whole pool: a fact stated again long after it was stored must still find its entry.
+  const pool: MemoryEntry[] = await listAllActive(memory, data.pool);
   const meta = { actor: 'worker:extract', causationId: data.requestId } as const;
   const stored: string[] = [];
   const refreshed: string[] = [];
