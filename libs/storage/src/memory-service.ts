@@ -22,7 +22,6 @@ import {
   EVENT_SCHEMA_VERSION,
   buildTier1,
   changesOf,
-  decayedConfidence,
   effectiveConfidence,
   type Actor,
   type EventDataByType,
@@ -38,6 +37,7 @@ import { newEventId, newMemoryId } from './ids.js';
 import type { Projection } from './projection.js';
 import { ReferenceBatcher, type ReferenceGroup } from './reference-batcher.js';
 import { toFtsMatch } from './search-query.js';
+import { julianDay } from './search-score.js';
 import {
   invalid,
   notFound,
@@ -65,8 +65,8 @@ export interface MemoryServiceDeps {
     | 'get'
     | 'has'
     | 'list'
-    | 'searchWindow'
-    | 'byRowids'
+    | 'search'
+    | 'idsOfPool'
     | 'byConfidence'
     | 'tier1Candidates'
     | 'activeCount'
@@ -280,11 +280,11 @@ export class MemoryService {
   }
 
   /**
-   * Full-text search: BM25 over FTS5 combined with effective confidence, score = relevance × (0.5 +
-   * 0.5 × effective confidence), so among similar matches the fresher, more trusted entry wins.
-   * Ranks the pool's SEARCH_WINDOW most recent matches (all of them in any pool of ordinary size;
-   * see Projection.searchWindow). Any text is accepted: it is reduced to quoted words. Without words
-   * (empty, only symbols), the entries with the highest effective confidence. With
+   * Full-text search: BM25 over FTS5 combined with effective confidence (see searchScore), so among
+   * similar matches the fresher, more trusted entry wins. Ranks the pool's SEARCH_WINDOW most recent
+   * matches (all of them in any pool of ordinary size; see Projection.search). Any text is accepted:
+   * it is reduced to quoted words. Without words (empty, only symbols), the entries with the highest
+   * effective confidence. With
    * `recordReference`, the returned ids are recorded as memory.referenced in the background (the
    * answer never waits for that fsync; see ReferenceBatcher).
    */
@@ -306,21 +306,15 @@ export class MemoryService {
       hits.sort((a, b) => b.score - a.score || (a.entry.id < b.entry.id ? -1 : 1));
       hits = hits.slice(0, limit);
     } else {
-      const today = julianDay(now);
-      const scored = this.deps.projection
-        .searchWindow({ pool, match, includeArchived, window: SEARCH_WINDOW, ...(category ? { category } : {}) })
-        .map((candidate) => {
-          const effective = decayedConfidence(candidate.confidence, candidate.category, today - candidate.anchorDay);
-          return { rowid: candidate.rowid, score: -candidate.rank * (0.5 + 0.5 * effective), effective };
-        })
-        .sort((a, b) => b.score - a.score || a.rowid - b.rowid)
-        .slice(0, limit);
-      const entries = this.deps.projection.byRowids(scored.map((candidate) => candidate.rowid));
-      hits = entries.map((entry, index) => ({
-        entry,
-        score: scored[index]?.score ?? 0,
-        effectiveConfidence: scored[index]?.effective ?? 0,
-      }));
+      hits = this.deps.projection.search({
+        pool,
+        match,
+        includeArchived,
+        window: SEARCH_WINDOW,
+        limit,
+        today: julianDay(now),
+        ...(category ? { category } : {}),
+      });
     }
     if (request.recordReference === true && hits.length > 0) {
       this.references.add(pool, hits.map((hit) => hit.entry.id), actor, request.requestId ?? null);
@@ -447,6 +441,10 @@ export class MemoryService {
   private trackInFlight(events: readonly NewEvent[]): string[] {
     const touched: string[] = [];
     for (const event of events) {
+      // A reference moves only the decay anchor and a counter, which no validation reads (at most a
+      // consolidation's starting confidence misses a reference milliseconds old); tracking it would
+      // cost a row read per id on every reference batch.
+      if (event.type === 'memory.referenced') continue;
       const changes = changesOf({ ...event, seq: 0 } as MemoryEvent, (id) => this.current(id));
       for (const [id, entry] of changes) {
         const slot = this.inFlight.get(id) ?? { entry, writes: 0 };
@@ -482,7 +480,9 @@ export class MemoryService {
 
   private async recordReferences(groups: readonly ReferenceGroup[]): Promise<void> {
     const events = groups.flatMap((group) => {
-      const ids = group.ids.filter((id) => this.current(id)?.pool === group.pool);
+      // The search read these from the pool a moment ago; only a purge since can have removed one.
+      const present = new Set(this.deps.projection.idsOfPool(group.pool, group.ids));
+      const ids = group.ids.filter((id) => present.has(id));
       if (ids.length === 0) return [];
       return [this.event(group, 'memory.referenced', { ids })];
     });
@@ -522,11 +522,6 @@ export class MemoryService {
       if (!this.inFlight.has(id) && !this.deps.projection.has(id)) return id;
     }
   }
-}
-
-/** Julian day number of a time, as SQLite's julianday() gives it. */
-function julianDay(time: Date): number {
-  return time.getTime() / DAY_MS + 2_440_587.5;
 }
 
 function defaultType(category: string | null): 'USER' | 'MEMORY' {

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EVENT_SCHEMA_VERSION, type MemoryEvent } from '@engram/domain';
 import { Projection } from './projection.js';
+import { julianDay } from './search-score.js';
 import { tempDataDir } from './testing/temp-data-dir.js';
 
 let dir: ReturnType<typeof tempDataDir>;
@@ -22,7 +23,9 @@ const stored = (seq: number, content: string): MemoryEvent => ({
   data: { id: `m${seq}`, type: 'MEMORY', category: null, content, confidence: 1, source: 'user' },
 });
 const search = (projection: Projection, word: string) =>
-  projection.searchWindow({ pool: 'p', match: `"${word}"`, includeArchived: false, window: 10 }).map((hit) => hit.rowid);
+  projection
+    .search({ pool: 'p', match: `"${word}"`, includeArchived: false, window: 10, limit: 10, today: julianDay(new Date()) })
+    .map((hit) => hit.entry.id);
 
 describe('projection', () => {
   it('applies each event once, however often it is given', () => {

@@ -1,10 +1,21 @@
 import { existsSync, renameSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import type { Logger } from 'pino';
-import { affectedIds, changesOf, type Category, type MemoryEntry, type MemoryEvent, type MemoryType } from '@engram/domain';
+import {
+  CATEGORIES,
+  affectedIds,
+  changesOf,
+  decayRate,
+  decayedConfidence,
+  type Category,
+  type MemoryEntry,
+  type MemoryEvent,
+  type MemoryType,
+} from '@engram/domain';
 import { toEntry, toRow, type MemoryRow } from './memory-row.js';
 import { readPoolStats, type PoolStats } from './pool-stats.js';
 import { SCHEMA_SQL, SCHEMA_VERSION } from './schema.js';
+import { searchScore } from './search-score.js';
 
 export interface ListQuery {
   readonly pool: string;
@@ -22,24 +33,42 @@ export interface FtsQuery {
   readonly includeArchived: boolean;
   /** How many of the most recent matches to rank. */
   readonly window: number;
+  /** How many of the best ranked to return. */
+  readonly limit: number;
+  /** Julian day of "now", for decay. */
+  readonly today: number;
 }
 
-export interface SearchCandidate {
-  readonly rowid: number;
-  /** BM25 as FTS5 reports it: negative, lower is better. */
-  readonly rank: number;
-  readonly confidence: number;
-  readonly category: Category | null;
-  /** Julian day of the last reference, or of the creation: where decay starts. */
-  readonly anchorDay: number;
+/** A ranked match: the entry, its score (see searchScore) and its effective confidence now. */
+export interface SearchMatch {
+  readonly entry: MemoryEntry;
+  readonly score: number;
+  readonly effectiveConfidence: number;
 }
 
-interface SearchParams {
+interface SearchParams extends Readonly<Record<string, number | string | null>> {
   readonly match: string;
   readonly pool: string;
   readonly category: string | null;
   readonly window: number;
+  readonly limit: number;
+  readonly today: number;
 }
+
+type SearchRow = MemoryRow & { readonly search_rowid: number; readonly rank: number; readonly anchor_day: number };
+
+/**
+ * searchScore in SQL, so that SQLite ranks a window of hundreds of matches and only the best `limit`
+ * cross into JavaScript (calling a JavaScript function per row costs more than the rest of the
+ * ranking). Decay rates are bound per category from the domain's decayRate, never restated here.
+ */
+const SQL_SEARCH_SCORE = `-rank * (0.5 + 0.5 * confidence * pow(
+  CASE category ${CATEGORIES.map((category, index) => `WHEN '${category}' THEN @rate${index}`).join(' ')} ELSE @rateNone END,
+  max(0, @today - anchor_day)))`;
+const DECAY_RATE_PARAMS: Readonly<Record<string, number>> = Object.fromEntries([
+  ...CATEGORIES.map((category, index) => [`rate${index}`, decayRate(category)]),
+  ['rateNone', decayRate(null)],
+]);
 
 /** One entry before and after an event (undefined: did not exist / was purged). */
 export interface EntryChange {
@@ -52,18 +81,22 @@ const TIER1_CANDIDATE_LIMIT = 2000;
 
 /**
  * The SQLite projection of the log (WAL). Every event is applied through the domain's `changesOf`,
- * the same function `evolve` uses, so the database cannot disagree with the pure model. `last_seq`
- * is stored in the same transaction as the changes: applying an event twice changes nothing.
+ * the same function `evolve` uses, so the database cannot disagree with the pure model; the one
+ * exception, memory.referenced, is two counters written in SQL (see applyOne). `last_seq` is stored
+ * in the same transaction as the changes: applying an event twice changes nothing.
  */
 export class Projection {
   private readonly statements;
   private lastSeqValue: number;
-  private readonly searchStatements = new Map<string, Database.Statement<SearchParams, SearchCandidate>>();
+  private readonly searchStatements = new Map<string, Database.Statement<SearchParams, SearchRow>>();
 
   private constructor(readonly db: Database.Database) {
     this.statements = {
       byId: db.prepare<[string], MemoryRow>('SELECT * FROM memories WHERE id = ?'),
-      byRowid: db.prepare<[number], MemoryRow>('SELECT * FROM memories WHERE rowid = ?'),
+      // One statement for many ids (each statement is a read transaction of its own, which costs more
+      // than the row lookup), and without `pool` in the WHERE clause: given it, the planner walks the
+      // whole pool's index.
+      poolsOfIds: db.prepare<[string], { id: string; pool: string }>('SELECT id, pool FROM memories WHERE id IN (SELECT value FROM json_each(?))'),
       exists: db.prepare<[string], { one: number }>('SELECT 1 AS one FROM memories WHERE id = ?'),
       insert: db.prepare<[MemoryRow]>(
         `INSERT INTO memories (id, pool, type, category, content, confidence, created_at, updated_at, last_referenced,
@@ -77,6 +110,10 @@ export class Projection {
            updated_at = @updated_at, last_referenced = @last_referenced, reference_count = @reference_count,
            is_confirmed = @is_confirmed, is_archived = @is_archived, superseded_by = @superseded_by, supersedes = @supersedes
          WHERE id = @id`,
+      ),
+      // changesOf's memory.referenced, as one statement per id (see applyOne).
+      reference: db.prepare<[string, string, string]>(
+        'UPDATE memories SET last_referenced = ?, reference_count = reference_count + 1 WHERE id = ? AND pool = ?',
       ),
       updateWithoutContent: db.prepare<[Omit<MemoryRow, 'content'>]>(
         `UPDATE memories SET type = @type, category = @category, confidence = @confidence,
@@ -175,6 +212,13 @@ export class Projection {
   }
 
   private applyOne(event: MemoryEvent, applied: EntryChange[]): void {
+    if (event.type === 'memory.referenced') {
+      // Every search that records references makes one of these, so they are most of the log; read
+      // no row and build no entry for them. Same effect as changesOf (each id once, only entries of
+      // the event's pool), held to it by the replay property test; nothing a flat file shows changes.
+      for (const id of new Set(event.data.ids)) this.statements.reference.run(event.at, id, event.pool);
+      return;
+    }
     const before = new Map<string, MemoryEntry | undefined>();
     for (const id of affectedIds(event)) before.set(id, this.get(id));
     const changes = changesOf(event, (id) => (before.has(id) ? before.get(id) : this.get(id)));
@@ -203,6 +247,15 @@ export class Projection {
     return row ? toEntry(row) : undefined;
   }
 
+  /** Those of `ids` that are entries of `pool`. */
+  idsOfPool(pool: string, ids: readonly string[]): string[] {
+    if (ids.length === 0) return [];
+    return this.statements.poolsOfIds
+      .all(JSON.stringify(ids))
+      .filter((row) => row.pool === pool)
+      .map((row) => row.id);
+  }
+
   list(query: ListQuery): MemoryEntry[] {
     const where = ['pool = @pool', 'is_archived = @archived'];
     if (query.category) where.push('category = @category');
@@ -223,34 +276,52 @@ export class Projection {
   }
 
   /**
-   * The pool's most recent `window` matching entries (by insertion order), each with its BM25 score
-   * (lower is better) and what effective confidence needs. Bounded on purpose: FTS5 computes BM25
-   * for every match when asked to ORDER BY rank, which for a common word in 100k entries costs tens
-   * of milliseconds; walking the doclist newest-first and stopping after `window` costs ~1 ms.
+   * Full-text search: ranks the pool's most recent `window` matching entries (by insertion order)
+   * with searchScore and returns the best `limit`, best first (ties: older first). Bounded on
+   * purpose: FTS5 computes BM25 for every match when asked to ORDER BY rank, which for a common
+   * word in 100k entries costs tens of milliseconds; walking the doclist newest-first and stopping
+   * after `window` costs ~1 ms. One statement: ranking happens inside SQLite, and only the
+   * returned rows are read whole. Their scores are computed again in TypeScript, so callers see
+   * exactly searchScore (SQLite's pow may differ from JavaScript's in the last bit).
    */
-  searchWindow(query: FtsQuery): SearchCandidate[] {
-    const filters = ['m.pool = @pool'];
-    if (!query.includeArchived) filters.push('m.is_archived = 0');
-    if (query.category) filters.push('m.category = @category');
-    const sql = `SELECT memories_fts.rowid AS rowid, bm25(memories_fts) AS rank, m.confidence AS confidence,
-         m.category AS category, julianday(coalesce(m.last_referenced, m.created_at)) AS anchorDay
-       FROM memories_fts JOIN memories AS m ON m.rowid = memories_fts.rowid
-       WHERE memories_fts MATCH @match AND ${filters.join(' AND ')}
-       ORDER BY memories_fts.rowid DESC LIMIT @window`;
+  search(query: FtsQuery): SearchMatch[] {
+    const filters = ['c.pool = @pool'];
+    if (!query.includeArchived) filters.push('c.is_archived = 0');
+    if (query.category) filters.push('c.category = @category');
+    const sql = `SELECT m.*, best.rowid AS search_rowid, best.rank AS rank, best.anchor_day AS anchor_day FROM (
+         SELECT rowid, rank, anchor_day, ${SQL_SEARCH_SCORE} AS score FROM (
+           SELECT memories_fts.rowid AS rowid, bm25(memories_fts) AS rank, c.confidence AS confidence, c.category AS category,
+             julianday(coalesce(c.last_referenced, c.created_at)) AS anchor_day
+           FROM memories_fts JOIN memories AS c ON c.rowid = memories_fts.rowid
+           WHERE memories_fts MATCH @match AND ${filters.join(' AND ')}
+           ORDER BY memories_fts.rowid DESC LIMIT @window
+         ) ORDER BY score DESC, rowid LIMIT @limit
+       ) AS best JOIN memories AS m ON m.rowid = best.rowid`;
     let statement = this.searchStatements.get(sql);
     if (!statement) {
-      statement = this.db.prepare<SearchParams, SearchCandidate>(sql);
+      statement = this.db.prepare<SearchParams, SearchRow>(sql);
       this.searchStatements.set(sql, statement);
     }
-    return statement.all({ match: query.match, pool: query.pool, category: query.category ?? null, window: query.window });
-  }
-
-  /** Entries by rowid, in the order given. */
-  byRowids(rowids: readonly number[]): MemoryEntry[] {
-    return rowids.flatMap((rowid) => {
-      const row = this.statements.byRowid.get(rowid);
-      return row ? [toEntry(row)] : [];
+    const rows = statement.all({
+      ...DECAY_RATE_PARAMS,
+      match: query.match,
+      pool: query.pool,
+      category: query.category ?? null,
+      window: query.window,
+      limit: query.limit,
+      today: query.today,
     });
+    const ranked = rows.map((row) => {
+      const category = row.category as Category | null;
+      const days = query.today - row.anchor_day;
+      const match: SearchMatch = {
+        entry: toEntry(row),
+        score: searchScore(row.rank, row.confidence, category, days),
+        effectiveConfidence: decayedConfidence(row.confidence, category, days),
+      };
+      return { rowid: row.search_rowid, match };
+    });
+    return ranked.sort((a, b) => b.match.score - a.match.score || a.rowid - b.rowid).map(({ match }) => match);
   }
 
   /** Entries by stored confidence, for a search without words. */
