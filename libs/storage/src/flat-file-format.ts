@@ -38,14 +38,17 @@ export function joinFlatFile(pool: string, type: MemoryType, blocks: Iterable<st
 
 /** A whole flat file from its blocks already joined with FLAT_SEPARATOR_LINE ('' for none). */
 export function flatFileText(pool: string, type: MemoryType, body: string): string {
-  return Buffer.concat(flatFileParts(pool, type, Buffer.from(body))).toString('utf8');
+  return Buffer.concat(flatFileParts(pool, type, [Buffer.from(body)])).toString('utf8');
 }
 
-/** The same file as encoded parts, so a writer can hand the (large, cached) body over without copying it. */
-export function flatFileParts(pool: string, type: MemoryType, body: Buffer): Buffer[] {
-  const header = `${HEADER_PREFIX}: pool ${pool}, ${type} entries, rewritten after each change; edit memory through engram -->`;
-  return body.length === 0 ? [Buffer.from(`${header}\n`)] : [Buffer.from(`${header}\n`), body, Buffer.from('\n')];
+/** The same file as encoded parts, so a writer can hand the (large, cached) body chunks over without copying them. */
+export function flatFileParts(pool: string, type: MemoryType, body: readonly Buffer[]): Buffer[] {
+  const header = Buffer.from(`${HEADER_PREFIX}: pool ${pool}, ${type} entries, rewritten after each change; edit memory through engram -->\n`);
+  const chunks = body.filter((chunk) => chunk.length > 0);
+  return chunks.length === 0 ? [header] : [header, ...chunks, NEWLINE];
 }
+
+const NEWLINE = Buffer.from('\n');
 
 /** Reads entries back from a flat file; unreadable blocks are reported, not guessed. */
 export function parseFlatFile(text: string): { entries: FlatEntry[]; skipped: string[] } {

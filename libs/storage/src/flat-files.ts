@@ -1,4 +1,4 @@
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, writevSync } from 'node:fs';
 import { rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MEMORY_TYPES, type MemoryEntry, type MemoryType } from '@engram/domain';
@@ -6,15 +6,18 @@ import type { DataDir } from './data-dir.js';
 import { FLAT_FILES, FLAT_SEPARATOR_LINE, flatFileParts, parseFlatFile, renderFlatBlock, type FlatEntry } from './flat-file-format.js';
 import type { EntryChange } from './projection.js';
 
+/** A file's body is kept as at most this many chunks (one per render), then joined into one. */
+const MAX_BODY_CHUNKS = 256;
+
 interface TypeBlocks {
   /** id -> rendered block, in file order: creation time, then insertion (the database's rowid). */
   readonly blocks: Map<string, string>;
   lastCreatedAt: string;
   dirty: boolean;
-  /** The blocks joined and encoded, kept between renders; null = join again. */
-  body: Buffer | null;
-  /** Blocks appended since `body` was built, already prefixed with the separator and encoded. */
-  appended: Buffer[];
+  /** The blocks joined and encoded, in chunks kept between renders; null = join again. */
+  body: Buffer[] | null;
+  /** Blocks appended since the last render, each prefixed with the separator when it needs one. */
+  appended: string[];
 }
 
 interface PoolFiles {
@@ -79,7 +82,10 @@ export class FlatFiles {
         target.blocks.set(isActive.id, block);
         target.lastCreatedAt = isActive.createdAt;
         target.dirty = true;
-        if (target.body !== null) target.appended.push(Buffer.from(target.body.length === 0 && target.appended.length === 0 ? block : FLAT_SEPARATOR_LINE + block));
+        if (target.body !== null) {
+          const first = target.appended.length === 0 && target.body.every((chunk) => chunk.length === 0);
+          target.appended.push(first ? block : FLAT_SEPARATOR_LINE + block);
+        }
       }
     }
   }
@@ -124,8 +130,8 @@ export class FlatFiles {
 
   /**
    * The write is synchronous (into the page cache, cheaper than async fs's promise machinery); the
-   * rename is not: on ext4 replacing a file by rename starts writeback of the new one, which is the
-   * slow part, so it runs on libuv's pool while the event loop applies the next batch.
+   * rename is not: on ext4 replacing a file by rename starts writeback of the new one and frees the
+   * old one, which is the slow part, so it runs on libuv's pool.
    */
   private async render(pool: string, state: PoolFiles): Promise<void> {
     await Promise.resolve();
@@ -144,12 +150,11 @@ export class FlatFiles {
       blocks.dirty = false;
       const path = join(dir, FLAT_FILES[type]);
       const temp = `${path}.tmp-${process.pid}`;
-      // Appends cost one memcpy of the cached bytes, not a re-join and re-encoding of every block.
-      blocks.body =
-        blocks.body === null
-          ? Buffer.from([...blocks.blocks.values()].join(FLAT_SEPARATOR_LINE))
-          : Buffer.concat([blocks.body, ...blocks.appended]);
+      // New blocks become one more chunk of the cached body: no re-join, re-encoding or copy of the rest.
+      if (blocks.body === null) blocks.body = [Buffer.from([...blocks.blocks.values()].join(FLAT_SEPARATOR_LINE))];
+      else if (blocks.appended.length > 0) blocks.body.push(Buffer.from(blocks.appended.join('')));
       blocks.appended = [];
+      if (blocks.body.length > MAX_BODY_CHUNKS) blocks.body = [Buffer.concat(blocks.body)];
       writeParts(temp, flatFileParts(pool, type, blocks.body));
       renames.push(rename(temp, path));
     }
@@ -170,12 +175,18 @@ export class FlatFiles {
   }
 }
 
-/** Writes the parts in order, each completely. */
+/** Writes the parts in order, each completely, in as few system calls as the kernel allows. */
 function writeParts(path: string, parts: readonly Buffer[]): void {
   const fd = openSync(path, 'w');
   try {
-    for (const bytes of parts) {
-      for (let written = 0; written < bytes.length; ) written += writeSync(fd, bytes, written);
+    let pending = parts.filter((part) => part.length > 0);
+    while (pending.length > 0) {
+      // writev takes at most IOV_MAX (1024) buffers per call; a regular file rarely takes less than all.
+      let written = writevSync(fd, pending.slice(0, 1024));
+      let done = 0;
+      while (done < pending.length && written >= (pending[done]?.length ?? 0)) written -= pending[done++]?.length ?? 0;
+      pending = pending.slice(done);
+      if (written > 0 && pending[0]) pending[0] = pending[0].subarray(written);
     }
   } finally {
     closeSync(fd);
