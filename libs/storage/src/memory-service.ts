@@ -117,6 +117,8 @@ export class MemoryService {
   private readonly newId: () => string;
   private closing: Promise<void> | null = null;
   private readonly commits = new Set<Promise<unknown>>();
+  /** Flat-file renders of batches already durable; the next batch waits for them (see durablyCommit). */
+  private readonly renders = new Set<Promise<unknown>>();
 
   constructor(private readonly deps: MemoryServiceDeps) {
     this.newId = deps.newId ?? newMemoryId;
@@ -142,7 +144,8 @@ export class MemoryService {
       }
     }
     const id = request.id ?? this.freshId();
-    const [event] = await this.commit([this.event(context, 'memory.stored', { id, type, category, content, confidence, source })]);
+    // Both ways of choosing the id just found it unused: no need to read it again while tracking.
+    const [event] = await this.commit([this.event(context, 'memory.stored', { id, type, category, content, confidence, source })], id);
     // The stored entry is exactly what the event says (the projection applies the same changesOf).
     const entry = event && changesOf(event, () => undefined).get(id);
     return entry ?? this.acknowledged(context.pool, id);
@@ -418,34 +421,48 @@ export class MemoryService {
     } as NewEvent;
   }
 
-  private commit(events: readonly NewEvent[]): Promise<MemoryEvent[]> {
-    const commit = this.durablyCommit(events);
+  /** `unused`: an id the caller has just found to be neither stored nor in flight. */
+  private commit(events: readonly NewEvent[], unused?: string): Promise<MemoryEvent[]> {
+    const commit = this.durablyCommit(events, unused);
     this.commits.add(commit);
     void commit.finally(() => this.commits.delete(commit)).catch(() => undefined);
     return commit;
   }
 
-  private async durablyCommit(events: readonly NewEvent[]): Promise<MemoryEvent[]> {
-    const touched = this.trackInFlight(events);
+  /**
+   * A commit goes to the log only once the flat-file renders of earlier batches are done. Rewriting
+   * a pool's files costs the same for one new entry as for fifty, so writers that arrive meanwhile
+   * wait and then share one fsync, one SQLite transaction and one render per pool, instead of
+   * forming a second batch whose renders would double the file rewrites.
+   */
+  private async durablyCommit(events: readonly NewEvent[], unused: string | undefined): Promise<MemoryEvent[]> {
+    const touched = this.trackInFlight(events, unused);
     let placed: MemoryEvent[];
     try {
+      if (this.renders.size > 0) await Promise.allSettled([...this.renders]);
       placed = await this.deps.log.append(events);
     } finally {
       this.untrackInFlight(touched);
     }
     const pools = new Set(events.filter((event) => event.type !== 'memory.referenced').map((event) => event.pool));
-    await Promise.all([...pools].map((pool) => this.deps.flatFiles.refresh(pool)));
+    const render = Promise.all([...pools].map((pool) => this.deps.flatFiles.refresh(pool)));
+    this.renders.add(render);
+    try {
+      await render;
+    } finally {
+      this.renders.delete(render);
+    }
     return placed;
   }
 
-  private trackInFlight(events: readonly NewEvent[]): string[] {
+  private trackInFlight(events: readonly NewEvent[], unused: string | undefined): string[] {
     const touched: string[] = [];
     for (const event of events) {
       // A reference moves only the decay anchor and a counter, which no validation reads (at most a
       // consolidation's starting confidence misses a reference milliseconds old); tracking it would
       // cost a row read per id on every reference batch.
       if (event.type === 'memory.referenced') continue;
-      const changes = changesOf({ ...event, seq: 0 } as MemoryEvent, (id) => this.current(id));
+      const changes = changesOf({ ...event, seq: 0 } as MemoryEvent, (id) => (id === unused ? undefined : this.current(id)));
       for (const [id, entry] of changes) {
         const slot = this.inFlight.get(id) ?? { entry, writes: 0 };
         slot.entry = entry;

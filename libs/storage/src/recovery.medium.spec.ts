@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { appendFileSync, copyFileSync, readdirSync, renameSync, truncateSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, readFileSync, readdirSync, renameSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -97,6 +97,10 @@ describe('crash safety', () => {
     });
     await exited;
     lines.close();
+
+    // An ack came after the rename of the pool's flat file: it already lists every acknowledged write.
+    const flat = readFileSync(join(dir.path, 'pools', 'crash', 'MEMORY.md'), 'utf8');
+    expect([...acked.keys()].filter((id) => !flat.includes(`[id:${id}]`))).toEqual([]);
 
     const service = await open();
     try {
