@@ -50,8 +50,6 @@ interface SearchParams extends Readonly<Record<string, number | string | null>> 
   readonly match: string;
   readonly pool: string;
   readonly category: string | null;
-  readonly window: number;
-  readonly limit: number;
   readonly today: number;
 }
 
@@ -282,7 +280,9 @@ export class Projection {
    * word in 100k entries costs tens of milliseconds; walking the doclist newest-first and stopping
    * after `window` costs ~1 ms. One statement: ranking happens inside SQLite, and only the
    * returned rows are read whole. Their scores are computed again in TypeScript, so callers see
-   * exactly searchScore (SQLite's pow may differ from JavaScript's in the last bit).
+   * exactly searchScore (SQLite's pow may differ from JavaScript's in the last bit). The limits are
+   * part of the SQL text, one cached statement per limit: SQLite reads a bound LIMIT to plan the
+   * subquery and so prepares the statement again whenever it is bound, i.e. on every search.
    */
   search(query: FtsQuery): SearchMatch[] {
     const filters = ['c.pool = @pool'];
@@ -294,8 +294,8 @@ export class Projection {
              julianday(coalesce(c.last_referenced, c.created_at)) AS anchor_day
            FROM memories_fts JOIN memories AS c ON c.rowid = memories_fts.rowid
            WHERE memories_fts MATCH @match AND ${filters.join(' AND ')}
-           ORDER BY memories_fts.rowid DESC LIMIT @window
-         ) ORDER BY score DESC, rowid LIMIT @limit
+           ORDER BY memories_fts.rowid DESC LIMIT ${integer(query.window)}
+         ) ORDER BY score DESC, rowid LIMIT ${integer(query.limit)}
        ) AS best JOIN memories AS m ON m.rowid = best.rowid`;
     let statement = this.searchStatements.get(sql);
     if (!statement) {
@@ -307,8 +307,6 @@ export class Projection {
       match: query.match,
       pool: query.pool,
       category: query.category ?? null,
-      window: query.window,
-      limit: query.limit,
       today: query.today,
     });
     const ranked = rows.map((row) => {
@@ -415,4 +413,10 @@ export class Projection {
   private meta(key: string): number {
     return this.statements.getMeta.get(key)?.value ?? 0;
   }
+}
+
+/** A validated count as SQL text; throws on anything else, so nothing but digits reaches the SQL. */
+function integer(value: number): string {
+  if (!Number.isSafeInteger(value) || value < 0) throw new Error(`not a count: ${value}`);
+  return String(value);
 }
