@@ -55,6 +55,7 @@ import {
   validSource,
   validType,
 } from './validation.js';
+import type { WalCheckpointer } from './wal-checkpointer.js';
 
 /** The side effects the service works through; each is a class of this lib, replaceable by a typed fake. */
 export interface MemoryServiceDeps {
@@ -80,6 +81,8 @@ export interface MemoryServiceDeps {
   >;
   readonly flatFiles: Pick<FlatFiles, 'refresh' | 'noteChanges'>;
   readonly lock: Pick<DataDirLock, 'release'> | null;
+  /** Checkpoints the database's WAL off the event loop; told of each commit, stopped before the database closes. */
+  readonly checkpointer?: Pick<WalCheckpointer, 'noteCommit' | 'stop'>;
   readonly clock: () => Date;
   readonly logger: Logger;
   readonly tier1MaxChars: number;
@@ -380,6 +383,7 @@ export class MemoryService {
       await this.references.flush();
       await Promise.allSettled([...this.commits]);
       await this.deps.log.close();
+      await this.deps.checkpointer?.stop();
       this.deps.projection.close();
       this.deps.lock?.release();
     })();
@@ -486,6 +490,7 @@ export class MemoryService {
   /** The log's durable hook: runs synchronously, in seq order, before any append resolves. */
   private applyDurable(events: readonly MemoryEvent[]): void {
     this.deps.flatFiles.noteChanges(this.deps.projection.apply(events));
+    this.deps.checkpointer?.noteCommit();
     for (const listener of this.listeners) {
       try {
         listener(events);

@@ -7,6 +7,7 @@ import { EventLog } from './event-log.js';
 import { FlatFiles } from './flat-files.js';
 import { MemoryService } from './memory-service.js';
 import { Projection } from './projection.js';
+import { WalCheckpointer } from './wal-checkpointer.js';
 
 export interface MemoryServiceOptions {
   readonly dataDir: string;
@@ -37,11 +38,15 @@ export async function openMemoryService(options: MemoryServiceOptions): Promise<
     catchUp(projection, log, options.logger);
     const flatFiles = new FlatFiles(dataDir, (pool) => projection?.activeEntries(pool) ?? []);
     for (const pool of projection.pools()) await flatFiles.refresh(pool);
+    const checkpointer = new WalCheckpointer(projection.db, dataDir.databasePath, (error) =>
+      options.logger.warn({ error }, 'a WAL checkpoint failed; the next one retries'),
+    );
     return new MemoryService({
       log,
       projection,
       flatFiles,
       lock,
+      checkpointer,
       clock: options.clock ?? (() => new Date()),
       logger: options.logger,
       tier1MaxChars: options.tier1MaxChars,

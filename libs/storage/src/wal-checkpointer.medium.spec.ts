@@ -1,0 +1,61 @@
+import { copyFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { EVENT_SCHEMA_VERSION, type MemoryEvent } from '@engram/domain';
+import { Projection } from './projection.js';
+import { tempDataDir } from './testing/temp-data-dir.js';
+import { WalCheckpointer } from './wal-checkpointer.js';
+
+let dir: ReturnType<typeof tempDataDir>;
+beforeEach(() => {
+  dir = tempDataDir();
+});
+afterEach(() => dir.remove());
+
+const stored = (seq: number): MemoryEvent => ({
+  seq,
+  type: 'memory.stored',
+  id: `e${seq}`,
+  at: '2026-01-01T00:00:00.000Z',
+  pool: 'p',
+  actor: 'user',
+  causationId: null,
+  schemaVersion: EVENT_SCHEMA_VERSION,
+  data: { id: `m${seq}`, type: 'MEMORY', category: null, content: `fact number ${seq}`, confidence: 1, source: 'user' },
+});
+
+/** Rows in a copy of the database file alone: what a checkpoint has moved out of the WAL. */
+function rowsInDatabaseFile(path: string): number {
+  const copy = join(dir.path, 'copy.db');
+  copyFileSync(path, copy);
+  const db = new Database(copy, { readonly: true });
+  try {
+    return db.prepare<[], { n: number }>('SELECT count(*) AS n FROM memories').get()?.n ?? 0;
+  } finally {
+    db.close();
+  }
+}
+
+describe('WalCheckpointer', () => {
+  it('moves busy commits into the database file on its worker while the writer keeps committing', async () => {
+    const path = join(dir.path, 'engram.db');
+    const projection = Projection.open(path);
+    const errors: string[] = [];
+    const checkpointer = new WalCheckpointer(projection.db, path, (error) => errors.push(error));
+    try {
+      for (let seq = 1; seq <= 300; seq++) {
+        projection.apply([stored(seq)]);
+        checkpointer.noteCommit();
+      }
+      // The writer's own checkpoint is far out now: without the worker most rows would still be in the WAL.
+      expect(projection.db.pragma('wal_autocheckpoint', { simple: true })).toBeGreaterThan(1000);
+      await checkpointer.stop();
+      expect(rowsInDatabaseFile(path)).toBe(300);
+      expect(errors).toEqual([]);
+    } finally {
+      projection.close();
+    }
+  });
+
+});

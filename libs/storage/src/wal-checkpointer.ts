@@ -1,0 +1,119 @@
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import type Database from 'better-sqlite3';
+
+/** Commits seen before the worker starts: below that, SQLite's own checkpoints cost nothing that matters. */
+const COMMITS_BEFORE_WORKER = 100;
+/** WAL pages after which the writer checkpoints by itself, should the worker fall behind. */
+const WRITER_FALLBACK_PAGES = 10_000;
+
+/** Milliseconds between a commit and the checkpoint that follows it: commits in between share it. */
+const CHECKPOINT_DELAY_MS = 20;
+/**
+ * WAL pages past which the worker also asks for a RESTART checkpoint. PASSIVE checkpoints beside a
+ * busy writer rarely catch the moment when the whole WAL is copied, and only then does the writer
+ * start it over; RESTART waits for that moment (holding off the writer for the last few pages).
+ */
+const RESTART_PAGES = 4_096;
+
+/** The worker: its own connection to the same database; a PASSIVE checkpoint shortly after being told of a commit. */
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.driver);
+const db = new Database(workerData.path, { fileMustExist: true, timeout: 0 });
+db.pragma('synchronous = NORMAL');
+db.pragma('wal_autocheckpoint = 0');
+let timer = null;
+function checkpoint() {
+  timer = null;
+  let error = null;
+  try {
+    const [{ log }] = db.pragma('wal_checkpoint(PASSIVE)');
+    if (log > workerData.restartPages) db.pragma('wal_checkpoint(RESTART)');
+  } catch (caught) {
+    error = String(caught);
+  }
+  parentPort.postMessage(error);
+}
+parentPort.on('message', (message) => {
+  if (message === 'stop') {
+    if (timer) {
+      clearTimeout(timer);
+      checkpoint();
+    }
+    db.close();
+    parentPort.close();
+  } else {
+    timer ??= setTimeout(checkpoint, workerData.delay);
+  }
+});
+`;
+
+/**
+ * Copies the WAL back into the database file on a worker thread instead of inside the writer's
+ * commits. A checkpoint reads and writes megabytes and fsyncs both files; in the writer it stalls
+ * every few commits for milliseconds, during which no write is acknowledged. SQLite lets a PASSIVE
+ * checkpoint run on another connection beside the writer; the writer restarts the WAL from its
+ * start once a checkpoint has copied all of it. The worker starts only once writes are frequent
+ * (a quiet service keeps SQLite's own checkpoints), and the writer then keeps a far automatic
+ * checkpoint of its own as a bound on the WAL should the worker ever fall behind.
+ */
+export class WalCheckpointer {
+  private worker: Worker | null = null;
+  private exited: Promise<void> = Promise.resolve();
+  private failed = false;
+  private commits = 0;
+  /** Told the worker of a commit it has not checkpointed yet. */
+  private told = false;
+  private stopped: Promise<void> | null = null;
+
+  constructor(
+    private readonly writer: Database.Database,
+    private readonly path: string,
+    private readonly onError: (error: string) => void,
+  ) {}
+
+  /** After each commit of the writer. */
+  noteCommit(): void {
+    if (this.stopped || this.failed) return;
+    const worker = (this.worker ??= ++this.commits >= COMMITS_BEFORE_WORKER ? this.startWorker() : null);
+    if (!worker || this.told) return;
+    this.told = true;
+    worker.postMessage('commit');
+  }
+
+  /** Ends the worker, which first runs the checkpoint it owes, then closes its connection. */
+  stop(): Promise<void> {
+    const worker = this.worker;
+    if (!this.stopped) {
+      if (worker && !this.failed) {
+        worker.ref(); // keep the process alive until the connection is closed
+        worker.postMessage('stop');
+      }
+      this.stopped = this.exited;
+    }
+    return this.stopped;
+  }
+
+  private startWorker(): Worker {
+    const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+    const worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: { path: this.path, driver, delay: CHECKPOINT_DELAY_MS, restartPages: RESTART_PAGES },
+    });
+    worker.unref();
+    this.exited = new Promise((resolve) => worker.once('exit', () => resolve()));
+    worker.on('message', (error: string | null) => {
+      this.told = false;
+      if (error !== null) this.onError(error);
+    });
+    worker.on('error', (error) => {
+      // The worker is gone: the writer checkpoints by itself again, as SQLite does by default.
+      this.failed = true;
+      if (this.writer.open) this.writer.pragma('wal_autocheckpoint = 1000');
+      this.onError(String(error));
+    });
+    this.writer.pragma(`wal_autocheckpoint = ${WRITER_FALLBACK_PAGES}`);
+    return worker;
+  }
+}
