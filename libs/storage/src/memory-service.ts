@@ -33,6 +33,7 @@ import {
 import type { DataDirLock } from './data-dir-lock.js';
 import type { EventLog } from './event-log.js';
 import type { FlatFiles } from './flat-files.js';
+import { FreshIds } from './fresh-ids.js';
 import { newEventId, newMemoryId } from './ids.js';
 import type { Projection } from './projection.js';
 import { ReferenceBatcher, type ReferenceGroup } from './reference-batcher.js';
@@ -64,7 +65,7 @@ export interface MemoryServiceDeps {
     Projection,
     | 'apply'
     | 'get'
-    | 'has'
+    | 'storedIds'
     | 'list'
     | 'search'
     | 'idsOfPool'
@@ -117,14 +118,14 @@ export class MemoryService {
   private readonly inFlight = new Map<string, { entry: MemoryEntry | undefined; writes: number }>();
   private readonly tier1Cache = new Map<string, { key: string; response: Tier1Response }>();
   private readonly references: ReferenceBatcher;
-  private readonly newId: () => string;
+  private readonly freshIds: FreshIds;
   private closing: Promise<void> | null = null;
   private readonly commits = new Set<Promise<unknown>>();
   /** Flat-file renders of batches already durable; the next batch waits for them (see durablyCommit). */
   private readonly renders = new Set<Promise<unknown>>();
 
   constructor(private readonly deps: MemoryServiceDeps) {
-    this.newId = deps.newId ?? newMemoryId;
+    this.freshIds = new FreshIds(deps.newId ?? newMemoryId, (ids) => deps.projection.storedIds(ids));
     this.references = new ReferenceBatcher((groups) => this.recordReferences(groups), deps.logger);
     deps.log.onDurable((events) => this.applyDurable(events));
   }
@@ -490,6 +491,9 @@ export class MemoryService {
   /** The log's durable hook: runs synchronously, in seq order, before any append resolves. */
   private applyDurable(events: readonly MemoryEvent[]): void {
     this.deps.flatFiles.noteChanges(this.deps.projection.apply(events));
+    for (const event of events) {
+      if (event.type === 'memory.stored' || event.type === 'memory.consolidated') this.freshIds.noteUsed(event.data.id);
+    }
     this.deps.checkpointer?.noteCommit();
     for (const listener of this.listeners) {
       try {
@@ -539,10 +543,7 @@ export class MemoryService {
   }
 
   private freshId(): string {
-    for (;;) {
-      const id = this.newId();
-      if (!this.inFlight.has(id) && !this.deps.projection.has(id)) return id;
-    }
+    return this.freshIds.take((id) => this.inFlight.has(id));
   }
 }
 

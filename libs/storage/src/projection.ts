@@ -95,7 +95,6 @@ export class Projection {
       // than the row lookup), and without `pool` in the WHERE clause: given it, the planner walks the
       // whole pool's index.
       poolsOfIds: db.prepare<[string], { id: string; pool: string }>('SELECT id, pool FROM memories WHERE id IN (SELECT value FROM json_each(?))'),
-      exists: db.prepare<[string], { one: number }>('SELECT 1 AS one FROM memories WHERE id = ?'),
       insert: db.prepare<[MemoryRow]>(
         `INSERT INTO memories (id, pool, type, category, content, confidence, created_at, updated_at, last_referenced,
            reference_count, is_confirmed, is_archived, source, superseded_by, supersedes)
@@ -236,8 +235,10 @@ export class Projection {
     }
   }
 
-  has(id: string): boolean {
-    return this.statements.exists.get(id) !== undefined;
+  /** Those of `ids` that are entries of any pool. */
+  storedIds(ids: readonly string[]): Set<string> {
+    if (ids.length === 0) return new Set();
+    return new Set(this.statements.poolsOfIds.all(JSON.stringify(ids)).map((row) => row.id));
   }
 
   get(id: string): MemoryEntry | undefined {
