@@ -1,7 +1,7 @@
 import { Controller, Inject, UseFilters } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { MemoryPattern, type MemoryContract, type MemoryPatternName } from '@engram/contracts';
-import { requestContext, type Logger } from '@engram/observability';
+import type { Logger } from '@engram/observability';
 import type { MemoryService } from '@engram/storage';
 import { LOGGER, MEMORY_SERVICE } from '../memory.tokens.js';
 import { MemoryRpcExceptionFilter } from './rpc-exception.filter.js';
@@ -107,20 +107,28 @@ export class MemoryRpcController {
     return this.handle(MemoryPattern.Ping, request, () => this.memory.ping(request));
   }
 
-  /** Runs one call in the caller's request context and logs it: writes at info, reads at debug. */
-  private handle<T>(pattern: MemoryPatternName, request: unknown, run: () => Promise<T>): Promise<T> {
-    const requestId = (request as { requestId?: unknown } | null)?.requestId;
-    const pool = (request as { pool?: unknown } | null)?.pool;
-    const logged = async (): Promise<T> => {
-      const started = performance.now();
-      const result = await run();
-      const level = READS.has(pattern) ? 'debug' : 'info';
-      this.logger[level]({ pattern, ms: Math.round((performance.now() - started) * 10) / 10 }, pattern);
-      return result;
-    };
-    return typeof requestId === 'string'
-      ? requestContext.run({ requestId, ...(typeof pool === 'string' ? { pool } : {}) }, logged)
-      : logged();
+  /**
+   * Runs one call and logs it with the caller's request id and pool: writes at info, reads at
+   * debug. The id goes into the log line itself, not into an AsyncLocalStorage: on Node 20 the
+   * first AsyncLocalStorage.run turns on promise hooks for the whole process, so every promise of
+   * every call would pay for this one line (nothing else logs inside a call).
+   */
+  private async handle<T>(pattern: MemoryPatternName, request: unknown, run: () => Promise<T>): Promise<T> {
+    const started = performance.now();
+    const result = await run();
+    const level = READS.has(pattern) ? 'debug' : 'info';
+    if (!this.logger.isLevelEnabled(level)) return result;
+    const { requestId, pool } = (request ?? {}) as { requestId?: unknown; pool?: unknown };
+    this.logger[level](
+      {
+        pattern,
+        ms: Math.round((performance.now() - started) * 10) / 10,
+        ...(typeof requestId === 'string' ? { requestId } : {}),
+        ...(typeof pool === 'string' ? { pool } : {}),
+      },
+      pattern,
+    );
+    return result;
   }
 }
 
