@@ -10,9 +10,12 @@ export interface ReferenceGroup {
 
 /**
  * Searches record what they returned as memory.referenced events without waiting for an fsync:
- * references are collected here and written a few milliseconds later, one event per pool, actor and
- * cause. The cost of this choice: a crash within that window forgets those references (only decay
- * timing, never content). `flush()` writes whatever is pending (on close, and in tests).
+ * references are collected here and written up to `delayMs` later, one event per pool, actor and
+ * cause. The window is long enough that a busy service writes references a few times a second, not
+ * after every other search: each write is an fsync, a SQLite transaction and a pause of the event
+ * loop that the searches behind it wait for, and a longer window also merges repeated references.
+ * The cost of this choice: a crash within that window forgets those references (only decay timing,
+ * never content). `flush()` writes whatever is pending (on close, and in tests).
  */
 export class ReferenceBatcher {
   private pending = new Map<string, { group: Omit<ReferenceGroup, 'ids'>; ids: Set<string> }>();
@@ -22,7 +25,7 @@ export class ReferenceBatcher {
   constructor(
     private readonly write: (groups: readonly ReferenceGroup[]) => Promise<void>,
     private readonly logger: Logger,
-    private readonly delayMs = 20,
+    private readonly delayMs = 250,
   ) {}
 
   add(pool: string, ids: readonly string[], actor: Actor, causationId: string | null): void {
