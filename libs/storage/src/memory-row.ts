@@ -19,6 +19,25 @@ export interface MemoryRow {
   readonly supersedes: string;
 }
 
+/** The columns of a row, in table order. */
+export const MEMORY_COLUMNS = [
+  'id',
+  'pool',
+  'type',
+  'category',
+  'content',
+  'confidence',
+  'created_at',
+  'updated_at',
+  'last_referenced',
+  'reference_count',
+  'is_confirmed',
+  'is_archived',
+  'source',
+  'superseded_by',
+  'supersedes',
+] as const satisfies readonly (keyof MemoryRow)[];
+
 export function toEntry(row: MemoryRow): MemoryEntry {
   return {
     id: row.id,

@@ -7,8 +7,8 @@ const COMMITS_BEFORE_WORKER = 100;
 /** WAL pages after which the writer checkpoints by itself, should the worker fall behind. */
 const WRITER_FALLBACK_PAGES = 10_000;
 
-/** Milliseconds between a commit and the checkpoint that follows it: commits in between share it. */
-const CHECKPOINT_DELAY_MS = 20;
+/** Milliseconds between a commit and the checkpoint that follows it: the commits in between share it (fewer fsyncs beside the log's, and pages changed again are copied once). */
+const CHECKPOINT_DELAY_MS = 100;
 /**
  * WAL pages past which the worker also asks for a RESTART checkpoint. PASSIVE checkpoints beside a
  * busy writer rarely catch the moment when the whole WAL is copied, and only then does the writer
