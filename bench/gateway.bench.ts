@@ -170,8 +170,8 @@ export async function run(): Promise<BenchRow[]> {
     const tier1 = (await (await fetch(`${gateway.url}/engram/pools/default/tier1`)).json()) as { block: string };
     if (tier1.block === '') throw new Error('Tier 1 is empty: the bench would not measure injection');
 
-    const [modelDirect, modelGatewayRun, modelBare] = await scenario(modelLike, modelGateway, tier1.block.length, MODEL_BATCH);
-    const [fastDirect, fastGateway, fastBare] = await scenario(instant, gateway, tier1.block.length, BATCH);
+    const model = await scenario(modelLike, modelGateway, tier1.block.length, MODEL_BATCH);
+    const instantRun = await scenario(instant, gateway, tier1.block.length, BATCH);
     for (const upstream of [modelLike, instant]) {
       const seen = upstream.chatRequests.at(-1)?.body.messages[0]?.content;
       if (typeof seen !== 'string' || !seen.includes('<engram-memory>')) throw new Error('Tier 1 was not injected during the bench');
@@ -204,27 +204,23 @@ export async function run(): Promise<BenchRow[]> {
     });
     const p = (samples: number[], q: number): number => percentile(samples, q);
     const machine = `Tier 1 ${tier1.block.length} chars + 6 memory tools, load avg ${loadavg()[0]?.toFixed(1)} on ${cpus().length} cores`;
-    const modelNote = `upstream answers in 10-30 ms; ${BATCHES}x${MODEL_BATCH} alternating; ${machine}`;
-    const instantNote = `upstream answers at once: CPU-bound; ${BATCHES}x${BATCH} alternating; ${machine}`;
+    /** The concurrency-32 rows of one scenario: direct, gateway, the target rows, the bare-proxy floor. */
+    const scenarioRows = (label: string, note: string, [direct, viaGateway, viaBare]: readonly [TargetRun, TargetRun, TargetRun]): BenchRow[] => [
+      row(`direct p50 (c=32, ${label})`, p(direct.ms, 50), 'ms'),
+      row(`gateway p50 (c=32, ${label})`, p(viaGateway.ms, 50), 'ms'),
+      row(`added p50 (c=32, ${label})`, p(viaGateway.ms, 50) - p(direct.ms, 50), 'ms', '<= 1', note),
+      row(`added p99 (c=32, ${label})`, p(viaGateway.ms, 99) - p(direct.ms, 99), 'ms', '<= 5', note),
+      row(`gateway/direct p50 ratio (c=32, ${label})`, p(viaGateway.ms, 50) / p(direct.ms, 50), 'x'),
+      row(`bare proxy added p50 (c=32, ${label})`, p(viaBare.ms, 50) - p(direct.ms, 50), 'ms', undefined, 'bench/support/bare-proxy.mjs: the floor'),
+      row(`bare proxy added p99 (c=32, ${label})`, p(viaBare.ms, 99) - p(direct.ms, 99), 'ms'),
+    ];
     return [
-      row('direct p50 (c=32, 10-30 ms model)', p(modelDirect.ms, 50), 'ms'),
-      row('gateway p50 (c=32, 10-30 ms model)', p(modelGatewayRun.ms, 50), 'ms'),
-      row('added p50 (c=32, 10-30 ms model)', p(modelGatewayRun.ms, 50) - p(modelDirect.ms, 50), 'ms', '<= 1', modelNote),
-      row('added p99 (c=32, 10-30 ms model)', p(modelGatewayRun.ms, 99) - p(modelDirect.ms, 99), 'ms', '<= 5', modelNote),
-      row('gateway/direct p50 ratio (c=32, 10-30 ms model)', p(modelGatewayRun.ms, 50) / p(modelDirect.ms, 50), 'x'),
-      row('bare proxy added p50 (c=32, 10-30 ms model)', p(modelBare.ms, 50) - p(modelDirect.ms, 50), 'ms', undefined, 'bench/support/bare-proxy.mjs: the floor'),
-      row('bare proxy added p99 (c=32, 10-30 ms model)', p(modelBare.ms, 99) - p(modelDirect.ms, 99), 'ms'),
-      row('direct p50 (c=32, instant upstream)', p(fastDirect.ms, 50), 'ms'),
-      row('gateway p50 (c=32, instant upstream)', p(fastGateway.ms, 50), 'ms'),
-      row('added p50 (c=32, instant upstream)', p(fastGateway.ms, 50) - p(fastDirect.ms, 50), 'ms', '<= 1', instantNote),
-      row('added p99 (c=32, instant upstream)', p(fastGateway.ms, 99) - p(fastDirect.ms, 99), 'ms', '<= 5', instantNote),
-      row('gateway/direct p50 ratio (c=32, instant upstream)', p(fastGateway.ms, 50) / p(fastDirect.ms, 50), 'x'),
-      row('bare proxy added p50 (c=32, instant upstream)', p(fastBare.ms, 50) - p(fastDirect.ms, 50), 'ms', undefined, 'bench/support/bare-proxy.mjs: the floor'),
-      row('bare proxy added p99 (c=32, instant upstream)', p(fastBare.ms, 99) - p(fastDirect.ms, 99), 'ms'),
-      row('gateway CPU per request', fastGateway.proxyCpuUs, 'µs', undefined, 'instant upstream, c=32'),
-      row('bare proxy CPU per request', fastBare.proxyCpuUs, 'µs', undefined, 'instant upstream, c=32'),
-      row('bench CPU per request, direct', fastDirect.benchCpuUs, 'µs', undefined, 'client + upstream, in this process'),
-      row('bench CPU per request, via gateway', fastGateway.benchCpuUs, 'µs', undefined, 'client + upstream (larger requests: Tier 1 + tools)'),
+      ...scenarioRows('10-30 ms model', `upstream answers in 10-30 ms; ${BATCHES}x${MODEL_BATCH} alternating; ${machine}`, model),
+      ...scenarioRows('instant upstream', `upstream answers at once: CPU-bound; ${BATCHES}x${BATCH} alternating; ${machine}`, instantRun),
+      row('gateway CPU per request', instantRun[1].proxyCpuUs, 'µs', undefined, 'instant upstream, c=32'),
+      row('bare proxy CPU per request', instantRun[2].proxyCpuUs, 'µs', undefined, 'instant upstream, c=32'),
+      row('bench CPU per request, direct', instantRun[0].benchCpuUs, 'µs', undefined, 'client + upstream, in this process'),
+      row('bench CPU per request, via gateway', instantRun[1].benchCpuUs, 'µs', undefined, 'client + upstream (larger requests: Tier 1 + tools)'),
       row('added p50 (c=1)', p(gatewaySequential, 50) - p(directSequential, 50), 'ms', undefined, `${SEQUENTIAL_SAMPLES} sequential, alternating, instant upstream`),
       row('added p99 (c=1)', p(gatewaySequential, 99) - p(directSequential, 99), 'ms'),
       row('stream TTFB direct p50', p(directTtfb, 50), 'ms'),
