@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { EVENT_SCHEMA_VERSION, type MemoryEvent } from '@engram/domain';
+import { CATEGORIES, EVENT_SCHEMA_VERSION, type MemoryEvent } from '@engram/domain';
 import { Projection } from './projection.js';
 import { julianDay } from './search-score.js';
 import { tempDataDir } from './testing/temp-data-dir.js';
@@ -50,5 +50,31 @@ describe('projection', () => {
     expect(search(reopened, 'zebra')).toHaveLength(2);
     reopened.checkFts();
     reopened.close();
+  });
+
+  it('returns the best matches by searchScore, whatever the limit', () => {
+    const projection = Projection.open(join(dir.path, 'engram.db'));
+    const meta = { pool: 'p', actor: 'user', causationId: null, schemaVersion: EVENT_SCHEMA_VERSION } as const;
+    const events: MemoryEvent[] = [];
+    for (let i = 0; i < 40; i++) {
+      const at = new Date(Date.UTC(2026, 0, 1 + (i % 9))).toISOString();
+      const content = `${'deploy '.repeat(1 + (i % 3))}with docker ${'word '.repeat(i % 5)}`;
+      const category = i % 7 === 0 ? null : (CATEGORIES[i % CATEGORIES.length] ?? null);
+      const data = { id: `m${i}`, type: 'MEMORY' as const, category, content, confidence: 0.3 + (i % 8) / 10, source: 'user' as const };
+      events.push({ ...meta, seq: events.length + 1, id: `s${i}`, at, type: 'memory.stored', data });
+      if (i % 4 === 0) {
+        const referencedAt = new Date(Date.UTC(2026, 0, 20 + (i % 5))).toISOString();
+        events.push({ ...meta, seq: events.length + 1, id: `r${i}`, at: referencedAt, type: 'memory.referenced', data: { ids: [`m${i}`] } });
+      }
+    }
+    projection.apply(events);
+    const query = { pool: 'p', match: '"deploy" OR "docker"', includeArchived: false, window: 100, today: julianDay(new Date('2026-02-01T00:00:00.000Z')) };
+    const all = projection.search({ ...query, limit: 100 });
+    expect(all).toHaveLength(40);
+    expect(all.map((hit) => hit.score)).toEqual(all.map((hit) => hit.score).sort((a, b) => b - a));
+    for (const limit of [1, 3, 10]) {
+      expect(projection.search({ ...query, limit })).toEqual(all.slice(0, limit));
+    }
+    projection.close();
   });
 });
