@@ -77,14 +77,20 @@ export class OutboxService implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   private async dispatchPending(): Promise<void> {
-    const context = {
-      activeCount: (pool: string) => this.memory.activeCount(pool),
-      consolidationThreshold: this.config.consolidation.threshold,
-    };
     for (;;) {
       const events = await this.nextBatch();
       const last = events.at(-1);
       if (!last) return;
+      // A batch is derived in one synchronous pass, so every event of it sees the same count: count
+      // each pool once, not once per stored event (a count walks the pool's index: ~1 ms at 10k
+      // entries, ~6 ms at 100k, i.e. seconds of blocked event loop per batch of a backlog).
+      const counts = new Map<string, number>();
+      const activeCount = (pool: string): number => {
+        const count = counts.get(pool) ?? this.memory.activeCount(pool);
+        counts.set(pool, count);
+        return count;
+      };
+      const context = { activeCount, consolidationThreshold: this.config.consolidation.threshold };
       const jobs = events.flatMap((event) => deriveJobs(event, context));
       if (jobs.length > 0) await this.queues.enqueue(jobs);
       this.memory.markDispatched(last.seq);
