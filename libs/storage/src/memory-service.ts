@@ -494,7 +494,7 @@ export class MemoryService {
     for (const event of events) {
       if (event.type === 'memory.stored' || event.type === 'memory.consolidated') this.freshIds.noteUsed(event.data.id);
     }
-    this.deps.checkpointer?.noteCommit();
+    this.deps.checkpointer?.noteCommit(events.length);
     for (const listener of this.listeners) {
       try {
         listener(events);

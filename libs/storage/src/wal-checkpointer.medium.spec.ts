@@ -44,14 +44,14 @@ describe('WalCheckpointer', () => {
     const errors: string[] = [];
     const checkpointer = new WalCheckpointer(projection.db, path, (error) => errors.push(error));
     try {
-      for (let seq = 1; seq <= 300; seq++) {
-        projection.apply([stored(seq)]);
-        checkpointer.noteCommit();
+      for (let seq = 1; seq <= 3200; seq += 32) {
+        projection.apply(Array.from({ length: 32 }, (_, i) => stored(seq + i)));
+        checkpointer.noteCommit(32);
       }
       // The writer's own checkpoint is far out now: without the worker most rows would still be in the WAL.
       expect(projection.db.pragma('wal_autocheckpoint', { simple: true })).toBeGreaterThan(1000);
       await checkpointer.stop();
-      expect(rowsInDatabaseFile(path)).toBe(300);
+      expect(rowsInDatabaseFile(path)).toBe(3200);
       expect(errors).toEqual([]);
     } finally {
       projection.close();

@@ -2,12 +2,21 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
 
-/** Commits seen before the worker starts: below that, SQLite's own checkpoints cost nothing that matters. */
-const COMMITS_BEFORE_WORKER = 100;
+/**
+ * The worker starts after this many commits of at least BUSY_COMMIT_EVENTS events each: batches that
+ * large mean many writers waiting on each commit, where a checkpoint stall costs them all. A lone
+ * writer's commits are small, SQLite's own checkpoints come rarely, and the worker's own fsyncs beside
+ * the log's would cost it more than they save.
+ */
+const BUSY_COMMITS_BEFORE_WORKER = 50;
+const BUSY_COMMIT_EVENTS = 16;
 /** WAL pages after which the writer checkpoints by itself, should the worker fall behind. */
 const WRITER_FALLBACK_PAGES = 10_000;
 
-/** Milliseconds between a commit and the checkpoint that follows it: the commits in between share it (fewer fsyncs beside the log's, and pages changed again are copied once). */
+/**
+ * Milliseconds between a commit and the checkpoint that follows it: the commits in between share it
+ * (fewer fsyncs beside the log's, and pages changed again are copied once).
+ */
 const CHECKPOINT_DELAY_MS = 100;
 /**
  * WAL pages past which the worker also asks for a RESTART checkpoint. PASSIVE checkpoints beside a
@@ -54,15 +63,15 @@ parentPort.on('message', (message) => {
  * commits. A checkpoint reads and writes megabytes and fsyncs both files; in the writer it stalls
  * every few commits for milliseconds, during which no write is acknowledged. SQLite lets a PASSIVE
  * checkpoint run on another connection beside the writer; the writer restarts the WAL from its
- * start once a checkpoint has copied all of it. The worker starts only once writes are frequent
- * (a quiet service keeps SQLite's own checkpoints), and the writer then keeps a far automatic
- * checkpoint of its own as a bound on the WAL should the worker ever fall behind.
+ * start once a checkpoint has copied all of it. The worker starts only once the writer is busy (a
+ * quiet service, or a lone writer, keeps SQLite's own checkpoints); the writer then keeps a far
+ * automatic checkpoint of its own as a bound on the WAL should the worker ever fall behind.
  */
 export class WalCheckpointer {
   private worker: Worker | null = null;
   private exited: Promise<void> = Promise.resolve();
   private failed = false;
-  private commits = 0;
+  private busyCommits = 0;
   /** Told the worker of a commit it has not checkpointed yet. */
   private told = false;
   private stopped: Promise<void> | null = null;
@@ -73,10 +82,11 @@ export class WalCheckpointer {
     private readonly onError: (error: string) => void,
   ) {}
 
-  /** After each commit of the writer. */
-  noteCommit(): void {
+  /** After each commit of the writer, with the number of events it applied. */
+  noteCommit(events: number): void {
     if (this.stopped || this.failed) return;
-    const worker = (this.worker ??= ++this.commits >= COMMITS_BEFORE_WORKER ? this.startWorker() : null);
+    if (!this.worker && events >= BUSY_COMMIT_EVENTS && ++this.busyCommits >= BUSY_COMMITS_BEFORE_WORKER) this.worker = this.startWorker();
+    const worker = this.worker;
     if (!worker || this.told) return;
     this.told = true;
     worker.postMessage('commit');
