@@ -11,7 +11,7 @@ export interface ReferenceGroup {
 /**
  * Searches record what they returned as memory.referenced events without waiting for an fsync:
  * references are collected here and written up to `delayMs` later, one event per pool, actor and
- * cause. The window is long enough that a busy service writes references a few times a second, not
+ * cause. The window is long enough that a busy service writes references about once a second, not
  * after every other search: each write is an fsync, a SQLite transaction and a pause of the event
  * loop that the searches behind it wait for, and a longer window also merges repeated references.
  * The cost of this choice: a crash within that window forgets those references (only decay timing,
@@ -25,7 +25,7 @@ export class ReferenceBatcher {
   constructor(
     private readonly write: (groups: readonly ReferenceGroup[]) => Promise<void>,
     private readonly logger: Logger,
-    private readonly delayMs = 250,
+    private readonly delayMs = 1_000,
   ) {}
 
   add(pool: string, ids: readonly string[], actor: Actor, causationId: string | null): void {
