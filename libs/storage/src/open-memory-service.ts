@@ -39,7 +39,7 @@ export async function openMemoryService(options: MemoryServiceOptions): Promise<
     const flatFiles = new FlatFiles(dataDir, (pool) => projection?.activeEntries(pool) ?? []);
     for (const pool of projection.pools()) await flatFiles.refresh(pool);
     const checkpointer = new WalCheckpointer(projection.db, dataDir.databasePath, (error) =>
-      options.logger.warn({ error }, 'a WAL checkpoint failed; the next one retries'),
+      options.logger.warn({ err: error }, 'a WAL checkpoint failed; the next one retries'),
     );
     return new MemoryService({
       log,

@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CATEGORIES, EVENT_SCHEMA_VERSION, type MemoryEvent } from '@engram/domain';
 import { Projection } from './projection.js';
 import { julianDay } from './search-score.js';
+import { storedEvent as stored } from './testing/stored-event.js';
 import { tempDataDir } from './testing/temp-data-dir.js';
 
 let dir: ReturnType<typeof tempDataDir>;
@@ -11,17 +12,6 @@ beforeEach(() => {
 });
 afterEach(() => dir.remove());
 
-const stored = (seq: number, content: string): MemoryEvent => ({
-  seq,
-  type: 'memory.stored',
-  id: `e${seq}`,
-  at: '2026-01-01T00:00:00.000Z',
-  pool: 'p',
-  actor: 'user',
-  causationId: null,
-  schemaVersion: EVENT_SCHEMA_VERSION,
-  data: { id: `m${seq}`, type: 'MEMORY', category: null, content, confidence: 1, source: 'user' },
-});
 const search = (projection: Projection, word: string) =>
   projection
     .search({ pool: 'p', match: `"${word}"`, includeArchived: false, window: 10, limit: 10, today: julianDay(new Date()) })

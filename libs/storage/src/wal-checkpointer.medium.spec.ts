@@ -2,8 +2,8 @@ import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { EVENT_SCHEMA_VERSION, type MemoryEvent } from '@engram/domain';
 import { Projection } from './projection.js';
+import { storedEvent as stored } from './testing/stored-event.js';
 import { tempDataDir } from './testing/temp-data-dir.js';
 import { WalCheckpointer } from './wal-checkpointer.js';
 
@@ -13,17 +13,6 @@ beforeEach(() => {
 });
 afterEach(() => dir.remove());
 
-const stored = (seq: number): MemoryEvent => ({
-  seq,
-  type: 'memory.stored',
-  id: `e${seq}`,
-  at: '2026-01-01T00:00:00.000Z',
-  pool: 'p',
-  actor: 'user',
-  causationId: null,
-  schemaVersion: EVENT_SCHEMA_VERSION,
-  data: { id: `m${seq}`, type: 'MEMORY', category: null, content: `fact number ${seq}`, confidence: 1, source: 'user' },
-});
 
 /** Rows in a copy of the database file alone: what a checkpoint has moved out of the WAL. */
 function rowsInDatabaseFile(path: string): number {
