@@ -4,9 +4,14 @@
  * memory service holds entries for the pool, so every request carries a Tier 1 block and the six
  * memory tools):
  * - non-streamed chat completions at concurrency 32, twice: with an upstream that takes 10 to 30 ms
- *   to answer, spread evenly (every real model takes far longer, and never the same time twice:
- *   a fixed delay would march the 32 clients in lockstep, so each burst of 32 queues behind
- *   itself), and with one that answers at once.
+ *   to answer, and with one that answers at once.
+ *   In the first, each request names its own think time (`metadata.delay_ms`, which the gateway
+ *   passes through untouched) and the bench subtracts it, so the figures are the time a request
+ *   spends outside the model, identical think times for every target. Drawn think times in whole
+ *   ms would otherwise move a p50 by whole ms between runs. Think times are spread (never the
+ *   same twice in a row) and the 32 clients start spread over one think time: 32 clients started in
+ *   the same millisecond, or a fixed delay, would march in lockstep, each burst of 32 queueing
+ *   behind itself, which no set of real tools does.
  *   The second is a throughput test in disguise: client, upstream and gateway share two cores, so
  *   at 32 in flight a request mostly waits for CPU (latency = 32 / throughput). Its rows come with
  *   the CPU time per request of the gateway and of the bench process (client + upstream), which
@@ -21,6 +26,7 @@ import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { startRedis } from '../tests/support/redis.js';
+import { sleep } from '../tests/support/scripted-http.js';
 import { ScriptedOpenAiUpstream, say } from '../tests/support/scripted-openai-upstream.js';
 import { startGateway, startMemory, type RunningGateway } from '../tests/support/stack.js';
 import type { BenchRow } from './run.js';
@@ -29,37 +35,68 @@ import { percentile } from './stats.js';
 const CONCURRENCY = 32;
 const BATCH = 1_000;
 const BATCHES = 6;
-/** The model-like upstream's answer times: 10..30 ms, a fixed pseudo-random sequence. */
-const modelMs = (index: number): number => 10 + ((index * 7_919) % 21);
-const MODEL_BATCH = 320;
+/** The model-like think times: 10..30 ms, so the 21 request bodies below, one per think time. */
+const THINK_MS = Array.from({ length: 21 }, (_, index) => 10 + index);
+/** Client `worker`'s `k`-th think time: a fixed sequence, different per client, never the same twice in a row. */
+const thinkIndex = (worker: number, k: number): number => (worker * 7 + k * 2) % THINK_MS.length;
+const MODEL_BATCH = 640;
 const SEQUENTIAL_SAMPLES = 300;
 const ANSWER = 'Engram keeps a little memory for you, and this is a short answer of typical size.';
 
-const body = (stream: boolean): string =>
+const body = (stream: boolean, thinkMs?: number): string =>
   JSON.stringify({
     model: 'gpt-bench',
     stream,
+    ...(thinkMs === undefined ? {} : { metadata: { delay_ms: String(thinkMs) } }),
     messages: [
       { role: 'system', content: 'You are a helpful coding assistant. Answer briefly.' },
       { role: 'user', content: 'What shell do I use, and which editor do I prefer?' },
     ],
   });
 
-/** Sends `count` requests with `concurrency` in flight; returns each one's latency in ms (to full body). */
-async function load(pool: Pool, payload: string, count: number, concurrency: number): Promise<number[]> {
+/** What the bench clients send: client `worker`'s `k`-th body and the think time it asks of the upstream. */
+interface Payload {
+  readonly request: (worker: number, k: number) => { readonly body: string; readonly thinkMs: number };
+  /** The clients' first requests are spread over this many ms. */
+  readonly staggerMs: number;
+}
+
+const fixed = (payload: string): Payload => ({ request: () => ({ body: payload, thinkMs: 0 }), staggerMs: 0 });
+
+/** Model-like requests: each asks for its own think time (10-30 ms); clients start spread over the mean think time. */
+function thinking(): Payload {
+  const bodies = THINK_MS.map((ms) => body(false, ms));
+  return {
+    request: (worker, k) => {
+      const index = thinkIndex(worker, k);
+      return { body: bodies[index] as string, thinkMs: THINK_MS[index] as number };
+    },
+    staggerMs: 20,
+  };
+}
+
+/** The think time a request asks for, from the body `thinking()` builds. */
+function thinkMsOf(requestBody: Record<string, unknown>): number {
+  return Number((requestBody['metadata'] as { delay_ms?: string } | undefined)?.delay_ms ?? 0);
+}
+
+/** Sends `count` requests with `concurrency` in flight; returns each one's latency in ms (to full body) less its think time. */
+async function load(pool: Pool, payload: Payload, count: number, concurrency: number): Promise<number[]> {
   const latencies: number[] = [];
   let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < count) {
+  const client = async (worker: number): Promise<void> => {
+    if (payload.staggerMs > 0) await sleep((payload.staggerMs * worker) / concurrency);
+    for (let k = 0; next < count; k++) {
       next++;
+      const { body: requestBody, thinkMs } = payload.request(worker, k);
       const started = performance.now();
-      const response = await pool.request({ method: 'POST', path: '/v1/chat/completions', headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' }, body: payload });
+      const response = await pool.request({ method: 'POST', path: '/v1/chat/completions', headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' }, body: requestBody });
       await response.body.text();
       if (response.statusCode !== 200) throw new Error(`answered ${response.statusCode}`);
-      latencies.push(performance.now() - started);
+      latencies.push(performance.now() - started - thinkMs);
     }
   };
-  await Promise.all(Array.from({ length: concurrency }, worker));
+  await Promise.all(Array.from({ length: concurrency }, (_, worker) => client(worker)));
   return latencies;
 }
 
@@ -99,7 +136,7 @@ interface TargetRun {
 }
 
 /** Alternating batches over the targets, after one warm-up batch each. */
-async function alternate(targets: readonly Target[], payload: string, batch: number, batches: number): Promise<TargetRun[]> {
+async function alternate(targets: readonly Target[], payload: Payload, batch: number, batches: number): Promise<TargetRun[]> {
   for (const target of targets) await load(target.pool, payload, batch, CONCURRENCY);
   const runs = targets.map(() => ({ ms: [] as number[], proxyCpu: 0, benchCpu: 0 }));
   for (let i = 0; i < batches; i++) {
@@ -132,7 +169,7 @@ async function startBareProxy(upstream: ScriptedOpenAiUpstream, tier1Chars: numb
 export async function run(): Promise<BenchRow[]> {
   const redis = await startRedis();
   // The bench sends tens of thousands of requests: the upstreams keep only the last few.
-  const modelLike = await ScriptedOpenAiUpstream.start((_request, index) => say(ANSWER, { delayMs: modelMs(index) }), { keepRequests: 10 });
+  const modelLike = await ScriptedOpenAiUpstream.start((request) => say(ANSWER, { delayMs: thinkMsOf(request.body) }), { keepRequests: 10 });
   const instant = await ScriptedOpenAiUpstream.start(() => say(ANSWER), { keepRequests: 10 });
   const memory = await startMemory({ REDIS_URL: redis.url });
   const env = { REDIS_URL: redis.url, LOG_LEVEL: 'warn', ...memory.clientEnv };
@@ -146,12 +183,12 @@ export async function run(): Promise<BenchRow[]> {
     return pid === undefined ? { pool } : { pool, pid };
   };
   /** Direct, via the gateway, via the bare proxy: alternating batches. */
-  const scenario = async (upstream: ScriptedOpenAiUpstream, via: RunningGateway, tier1Chars: number, batch: number): Promise<[TargetRun, TargetRun, TargetRun]> => {
+  const scenario = async (upstream: ScriptedOpenAiUpstream, via: RunningGateway, tier1Chars: number, payload: Payload, batch: number): Promise<[TargetRun, TargetRun, TargetRun]> => {
     const bare = await startBareProxy(upstream, tier1Chars);
     bareProxies.push(bare.child);
     const [direct, viaGateway, viaBare] = await alternate(
       [target(upstream.baseUrl), target(via.url, via.process.child.pid), target(bare.url, bare.child.pid)],
-      body(false),
+      payload,
       batch,
       BATCHES,
     );
@@ -170,15 +207,15 @@ export async function run(): Promise<BenchRow[]> {
     const tier1 = (await (await fetch(`${gateway.url}/engram/pools/default/tier1`)).json()) as { block: string };
     if (tier1.block === '') throw new Error('Tier 1 is empty: the bench would not measure injection');
 
-    const model = await scenario(modelLike, modelGateway, tier1.block.length, MODEL_BATCH);
-    const instantRun = await scenario(instant, gateway, tier1.block.length, BATCH);
+    const model = await scenario(modelLike, modelGateway, tier1.block.length, thinking(), MODEL_BATCH);
+    const instantRun = await scenario(instant, gateway, tier1.block.length, fixed(body(false)), BATCH);
     for (const upstream of [modelLike, instant]) {
       const seen = upstream.chatRequests.at(-1)?.body.messages[0]?.content;
       if (typeof seen !== 'string' || !seen.includes('<engram-memory>')) throw new Error('Tier 1 was not injected during the bench');
     }
     const direct = target(instant.baseUrl);
     const viaGateway = target(gateway.url);
-    const plain = body(false);
+    const plain = fixed(body(false));
 
     const directSequential: number[] = [];
     const gatewaySequential: number[] = [];
@@ -204,19 +241,23 @@ export async function run(): Promise<BenchRow[]> {
     });
     const p = (samples: number[], q: number): number => percentile(samples, q);
     const machine = `Tier 1 ${tier1.block.length} chars + 6 memory tools, load avg ${loadavg()[0]?.toFixed(1)} on ${cpus().length} cores`;
-    /** The concurrency-32 rows of one scenario: direct, gateway, the target rows, the bare-proxy floor. */
-    const scenarioRows = (label: string, note: string, [direct, viaGateway, viaBare]: readonly [TargetRun, TargetRun, TargetRun]): BenchRow[] => [
+    /**
+     * The concurrency-32 rows of one scenario: direct, gateway, the target rows, the bare-proxy floor.
+     * Against the model-like upstream the latencies are time outside the model (think time subtracted),
+     * so a gateway/direct ratio of them would say nothing: that ratio comes with the instant upstream only.
+     */
+    const scenarioRows = (label: string, note: string, [direct, viaGateway, viaBare]: readonly [TargetRun, TargetRun, TargetRun], ratio: boolean): BenchRow[] => [
       row(`direct p50 (c=32, ${label})`, p(direct.ms, 50), 'ms'),
       row(`gateway p50 (c=32, ${label})`, p(viaGateway.ms, 50), 'ms'),
       row(`added p50 (c=32, ${label})`, p(viaGateway.ms, 50) - p(direct.ms, 50), 'ms', '<= 1', note),
       row(`added p99 (c=32, ${label})`, p(viaGateway.ms, 99) - p(direct.ms, 99), 'ms', '<= 5', note),
-      row(`gateway/direct p50 ratio (c=32, ${label})`, p(viaGateway.ms, 50) / p(direct.ms, 50), 'x'),
+      ...(ratio ? [row(`gateway/direct p50 ratio (c=32, ${label})`, p(viaGateway.ms, 50) / p(direct.ms, 50), 'x')] : []),
       row(`bare proxy added p50 (c=32, ${label})`, p(viaBare.ms, 50) - p(direct.ms, 50), 'ms', undefined, 'bench/support/bare-proxy.mjs: the floor'),
       row(`bare proxy added p99 (c=32, ${label})`, p(viaBare.ms, 99) - p(direct.ms, 99), 'ms'),
     ];
     return [
-      ...scenarioRows('10-30 ms model', `upstream answers in 10-30 ms; ${BATCHES}x${MODEL_BATCH} alternating; ${machine}`, model),
-      ...scenarioRows('instant upstream', `upstream answers at once: CPU-bound; ${BATCHES}x${BATCH} alternating; ${machine}`, instantRun),
+      ...scenarioRows('10-30 ms model, time outside the model', `upstream thinks 10-30 ms per request, subtracted; ${BATCHES}x${MODEL_BATCH} alternating; ${machine}`, model, false),
+      ...scenarioRows('instant upstream', `upstream answers at once: CPU-bound; ${BATCHES}x${BATCH} alternating; ${machine}`, instantRun, true),
       row('gateway CPU per request', instantRun[1].proxyCpuUs, 'µs', undefined, 'instant upstream, c=32'),
       row('bare proxy CPU per request', instantRun[2].proxyCpuUs, 'µs', undefined, 'instant upstream, c=32'),
       row('bench CPU per request, direct', instantRun[0].benchCpuUs, 'µs', undefined, 'client + upstream, in this process'),
