@@ -1,15 +1,15 @@
 import type { MemoryEvent } from '@engram/domain';
 import { describe, expect, it } from 'vitest';
-import { deriveJobs } from './derive-jobs.js';
+import { deriveBatchJobs, deriveJobs } from './derive-jobs.js';
 import { JobName } from './queue-name.js';
 
-function stored(category: 'project' | null, seq = 7): MemoryEvent {
+function stored(category: 'project' | null, seq = 7, pool = 'team'): MemoryEvent {
   return {
     seq,
     id: `ev-${seq}`,
     type: 'memory.stored',
     at: '2026-12-01T10:00:00.000Z',
-    pool: 'team',
+    pool,
     actor: 'llm',
     causationId: null,
     schemaVersion: 1,
@@ -37,5 +37,24 @@ describe('deriveJobs', () => {
 
   it('derives the same jobs when an event is re-driven', () => {
     expect(deriveJobs(stored(null), small)).toEqual(deriveJobs(stored(null), small));
+  });
+});
+
+describe('deriveBatchJobs', () => {
+  const large = { activeCount: () => 21, consolidationThreshold: 20 };
+
+  it('asks once per pool for consolidation, on the last stored event of the batch', () => {
+    const events = [stored(null, 1), stored(null, 2, 'home'), stored(null, 3), stored(null, 4, 'home'), stored(null, 5)];
+    const consolidations = deriveBatchJobs(events, large).filter((job) => job.name === JobName.ConsolidatePool);
+    expect(consolidations).toEqual([
+      { name: JobName.ConsolidatePool, data: { pool: 'home', seq: 4, eventId: 'ev-4' } },
+      { name: JobName.ConsolidatePool, data: { pool: 'team', seq: 5, eventId: 'ev-5' } },
+    ]);
+  });
+
+  it('keeps every categorization, in the order of the events', () => {
+    const events = [stored(null, 1), stored(null, 2, 'home'), stored(null, 3)];
+    const categorized = deriveBatchJobs(events, large).flatMap((job) => (job.name === JobName.CategorizeEntry ? [job.data.eventId] : []));
+    expect(categorized).toEqual(['ev-1', 'ev-2', 'ev-3']);
   });
 });

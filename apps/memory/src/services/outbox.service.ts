@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import type { EngramConfig } from '@engram/config';
 import type { MemoryEvent } from '@engram/domain';
-import { deriveJobs } from '@engram/jobs';
+import { deriveBatchJobs } from '@engram/jobs';
 import type { Logger } from '@engram/observability';
 import type { MemoryService } from '@engram/storage';
 import { ChangePublisherRepository } from '../repositories/change-publisher.repository.js';
@@ -91,7 +91,7 @@ export class OutboxService implements OnApplicationBootstrap, OnModuleDestroy {
         return count;
       };
       const context = { activeCount, consolidationThreshold: this.config.consolidation.threshold };
-      const jobs = events.flatMap((event) => deriveJobs(event, context));
+      const jobs = deriveBatchJobs(events, context);
       if (jobs.length > 0) await this.queues.enqueue(jobs);
       this.memory.markDispatched(last.seq);
     }
