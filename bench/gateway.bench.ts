@@ -42,6 +42,8 @@ const thinkIndex = (worker: number, k: number): number => (worker * 7 + k * 2) %
 const MODEL_BATCH = 640;
 const WARMUP_REQUESTS = 8_000;
 const SEQUENTIAL_SAMPLES = 300;
+const SEQUENTIAL_THINKING_SAMPLES = 150;
+const SEQUENTIAL_RUN = 50;
 const ANSWER = 'Engram keeps a little memory for you, and this is a short answer of typical size.';
 
 const body = (stream: boolean, thinkMs?: number): string =>
@@ -188,18 +190,22 @@ export async function run(): Promise<BenchRow[]> {
     pools.push(pool);
     return pid === undefined ? { pool } : { pool, pid };
   };
-  /** Direct, via the gateway, via the bare proxy: alternating batches. */
-  const scenario = async (upstream: ScriptedOpenAiUpstream, via: RunningGateway, tier1Chars: number, payload: Payload, batch: number): Promise<[TargetRun, TargetRun, TargetRun]> => {
+  /** Direct, via the gateway, via the bare proxy: the three targets, then their alternating batches. */
+  const scenario = async (upstream: ScriptedOpenAiUpstream, via: RunningGateway, tier1Chars: number, payload: Payload, batch: number): Promise<{ targets: Target[]; runs: [TargetRun, TargetRun, TargetRun] }> => {
     const bare = await startBareProxy(upstream, tier1Chars);
     bareProxies.push(bare.child);
-    const [direct, viaGateway, viaBare] = await alternate(
-      [target(upstream.baseUrl), target(via.url, via.process.child.pid), target(bare.url, bare.child.pid)],
-      payload,
-      batch,
-      BATCHES,
-    );
+    const targets = [target(upstream.baseUrl), target(via.url, via.process.child.pid), target(bare.url, bare.child.pid)];
+    const [direct, viaGateway, viaBare] = await alternate(targets, payload, batch, BATCHES);
     if (!direct || !viaGateway || !viaBare) throw new Error('a bench target gave no samples');
-    return [direct, viaGateway, viaBare];
+    return { targets, runs: [direct, viaGateway, viaBare] };
+  };
+  /** One request at a time, `samples` per target, in alternating runs of 50; each target's latencies. */
+  const sequential = async (targets: readonly Target[], payload: Payload, samples: number): Promise<number[][]> => {
+    const latencies = targets.map((): number[] => []);
+    for (let done = 0; done < samples; done += SEQUENTIAL_RUN) {
+      for (const [index, { pool }] of targets.entries()) latencies[index]?.push(...(await load(pool, payload, SEQUENTIAL_RUN, 1)));
+    }
+    return latencies;
   };
   try {
     for (const content of ['The user prefers zsh on macOS.', 'The user prefers Neovim and short answers.']) {
@@ -219,16 +225,9 @@ export async function run(): Promise<BenchRow[]> {
       const seen = upstream.chatRequests.at(-1)?.body.messages[0]?.content;
       if (typeof seen !== 'string' || !seen.includes('<engram-memory>')) throw new Error('Tier 1 was not injected during the bench');
     }
-    const direct = target(instant.baseUrl);
-    const viaGateway = target(gateway.url);
-    const plain = fixed(body(false));
-
-    const directSequential: number[] = [];
-    const gatewaySequential: number[] = [];
-    for (let i = 0; i < SEQUENTIAL_SAMPLES; i++) {
-      directSequential.push(...(await load(direct.pool, plain, 1, 1)));
-      gatewaySequential.push(...(await load(viaGateway.pool, plain, 1, 1)));
-    }
+    const [directSequential = [], gatewaySequential = [], bareSequential = []] = await sequential(instantRun.targets, fixed(body(false)), SEQUENTIAL_SAMPLES);
+    const [directThinking = [], gatewayThinking = [], bareThinking = []] = await sequential(model.targets, thinking(), SEQUENTIAL_THINKING_SAMPLES);
+    const [direct, viaGateway] = instantRun.targets as [Target, Target];
     const streamed = body(true);
     const directTtfb: number[] = [];
     const gatewayTtfb: number[] = [];
@@ -262,14 +261,17 @@ export async function run(): Promise<BenchRow[]> {
       row(`bare proxy added p99 (c=32, ${label})`, p(viaBare.ms, 99) - p(direct.ms, 99), 'ms'),
     ];
     return [
-      ...scenarioRows('10-30 ms model, time outside the model', `upstream thinks 10-30 ms per request, subtracted; ${BATCHES}x${MODEL_BATCH} alternating; ${machine}`, model, false),
-      ...scenarioRows('instant upstream', `upstream answers at once: CPU-bound; ${BATCHES}x${BATCH} alternating; ${machine}`, instantRun, true),
-      row('gateway CPU per request', instantRun[1].proxyCpuUs, 'µs', undefined, 'instant upstream, c=32'),
-      row('bare proxy CPU per request', instantRun[2].proxyCpuUs, 'µs', undefined, 'instant upstream, c=32'),
-      row('bench CPU per request, direct', instantRun[0].benchCpuUs, 'µs', undefined, 'client + upstream, in this process'),
-      row('bench CPU per request, via gateway', instantRun[1].benchCpuUs, 'µs', undefined, 'client + upstream (larger requests: Tier 1 + tools)'),
+      ...scenarioRows('10-30 ms model, time outside the model', `upstream thinks 10-30 ms per request, subtracted; ${BATCHES}x${MODEL_BATCH} alternating; ${machine}`, model.runs, false),
+      ...scenarioRows('instant upstream', `upstream answers at once: CPU-bound; ${BATCHES}x${BATCH} alternating; ${machine}`, instantRun.runs, true),
+      row('gateway CPU per request', instantRun.runs[1].proxyCpuUs, 'µs', undefined, 'instant upstream, c=32'),
+      row('bare proxy CPU per request', instantRun.runs[2].proxyCpuUs, 'µs', undefined, 'instant upstream, c=32'),
+      row('bench CPU per request, direct', instantRun.runs[0].benchCpuUs, 'µs', undefined, 'client + upstream, in this process'),
+      row('bench CPU per request, via gateway', instantRun.runs[1].benchCpuUs, 'µs', undefined, 'client + upstream (larger requests: Tier 1 + tools)'),
       row('added p50 (c=1)', p(gatewaySequential, 50) - p(directSequential, 50), 'ms', undefined, `${SEQUENTIAL_SAMPLES} sequential, alternating, instant upstream`),
       row('added p99 (c=1)', p(gatewaySequential, 99) - p(directSequential, 99), 'ms'),
+      row('bare proxy added p50 (c=1)', p(bareSequential, 50) - p(directSequential, 50), 'ms'),
+      row('added p50 (c=1, 10-30 ms model, time outside the model)', p(gatewayThinking, 50) - p(directThinking, 50), 'ms', undefined, `${SEQUENTIAL_THINKING_SAMPLES} sequential, alternating: every request finds the proxy idle`),
+      row('bare proxy added p50 (c=1, 10-30 ms model, time outside the model)', p(bareThinking, 50) - p(directThinking, 50), 'ms'),
       row('stream TTFB direct p50', p(directTtfb, 50), 'ms'),
       row('stream TTFB gateway p50', p(gatewayTtfb, 50), 'ms'),
       row('stream TTFB added p50', p(gatewayTtfb, 50) - p(directTtfb, 50), 'ms', undefined, `${SEQUENTIAL_SAMPLES} sequential, alternating, instant upstream`),
