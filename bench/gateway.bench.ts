@@ -83,6 +83,11 @@ function thinkMsOf(requestBody: Record<string, unknown>): number {
   return Number((requestBody['metadata'] as { delay_ms?: string } | undefined)?.delay_ms ?? 0);
 }
 
+/** One chat completion request from a bench client. */
+function post(pool: Pool, requestBody: string): ReturnType<Pool['request']> {
+  return pool.request({ method: 'POST', path: '/v1/chat/completions', headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' }, body: requestBody });
+}
+
 /** Sends `count` requests with `concurrency` in flight; returns each one's latency in ms (to full body) less its think time. */
 async function load(pool: Pool, payload: Payload, count: number, concurrency: number): Promise<number[]> {
   const latencies: number[] = [];
@@ -93,7 +98,7 @@ async function load(pool: Pool, payload: Payload, count: number, concurrency: nu
       next++;
       const { body: requestBody, thinkMs } = payload.request(worker, k);
       const started = performance.now();
-      const response = await pool.request({ method: 'POST', path: '/v1/chat/completions', headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' }, body: requestBody });
+      const response = await post(pool, requestBody);
       await response.body.text();
       if (response.statusCode !== 200) throw new Error(`answered ${response.statusCode}`);
       latencies.push(performance.now() - started - thinkMs);
@@ -106,7 +111,7 @@ async function load(pool: Pool, payload: Payload, count: number, concurrency: nu
 /** Time to the first streamed body byte. */
 async function firstByte(pool: Pool, payload: string): Promise<number> {
   const started = performance.now();
-  const response = await pool.request({ method: 'POST', path: '/v1/chat/completions', headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' }, body: payload });
+  const response = await post(pool, payload);
   let first = Number.NaN;
   for await (const _chunk of response.body) {
     if (Number.isNaN(first)) first = performance.now() - started;
