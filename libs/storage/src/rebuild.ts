@@ -45,6 +45,7 @@ export async function replayDataDir(root: string, logger: Logger): Promise<Repla
     // A temp file that is verified and fsync'd before the swap need not be synced on every commit.
     const projection = Projection.open(temp, { bulk: true });
     let eventsApplied: number;
+    let memoriesRebuilt: number;
     try {
       // Decoded once, used twice: to build the database and as the oracle it is checked against.
       const events = [...log.eventsAfter(0)];
@@ -53,13 +54,13 @@ export async function replayDataDir(root: string, logger: Logger): Promise<Repla
       const problems = compareWithLog(projection, source);
       if (problems.length > 0) throw new Error(`the rebuilt database does not match the log: ${problems.join('; ')}`);
       projection.checkFts();
+      memoriesRebuilt = projection.db.prepare<[], { n: number }>('SELECT count(*) AS n FROM memories').get()?.n ?? 0;
     } finally {
       projection.close();
       await log.close();
     }
-    const counted = new Database(temp, { readonly: true });
-    const memoriesRebuilt = counted.prepare<[], { n: number }>('SELECT count(*) AS n FROM memories').get()?.n ?? 0;
-    counted.close();
+    // Whatever closing left next to the temp file belongs to it, not to the database swapped in.
+    for (const suffix of ['-wal', '-shm']) rmSync(temp + suffix, { force: true });
     fsyncPath(temp);
     swapIn(temp, dataDir.databasePath);
     logger.info({ eventsApplied, memoriesRebuilt }, 'replaced the database with one rebuilt from the event log');

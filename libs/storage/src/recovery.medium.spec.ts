@@ -5,6 +5,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openMemoryService } from './open-memory-service.js';
+import { replayDataDir } from './rebuild.js';
 import { silentLogger, tempDataDir } from './testing/temp-data-dir.js';
 
 let dir: ReturnType<typeof tempDataDir>;
@@ -115,5 +116,15 @@ describe('crash safety', () => {
     } finally {
       await service.close();
     }
+  });
+});
+
+describe('engram replay', () => {
+  it('swaps in the rebuilt database and leaves no temp file, WAL or shared-memory file of it behind', async () => {
+    const contents = await fillPool(20);
+    const result = await replayDataDir(dir.path, silentLogger());
+    expect(result).toMatchObject({ memoriesRebuilt: 20 });
+    expect(readdirSync(dir.path).filter((name) => name.includes('replay-tmp'))).toEqual([]);
+    await expectAllPresent(contents);
   });
 });
