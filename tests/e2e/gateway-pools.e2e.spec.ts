@@ -151,4 +151,40 @@ describe('gateway keys and pools', () => {
     expect(events.data.every((event) => event.pool === 'gamma')).toBe(true);
     expect(JSON.stringify(events.data)).not.toContain('PostgreSQL');
   });
+
+  it("pages a pool's events with limit and cursor, reads one entry's history, and keeps both to granted keys", async () => {
+    type Page = { data: { seq: number; type: string; pool: string; data: { id?: string } }[]; nextCursor: string | null };
+    const key = 'admin-key';
+    const ids: string[] = [];
+    for (let index = 0; index < 5; index++) {
+      const created = (await (await rest('POST', '/engram/pools/delta/memories', key, { content: `delta fact ${index}` })).json()) as { id: string };
+      ids.push(created.id);
+      await rest('POST', '/engram/pools/epsilon/memories', key, { content: `epsilon fact ${index}` });
+    }
+    await rest('PATCH', `/engram/pools/delta/memories/${ids[2]}`, key, { content: 'delta fact two, revised' });
+
+    const seen: Page['data'] = [];
+    let next = '/engram/pools/delta/events?after=0&limit=2';
+    for (;;) {
+      const page = (await (await rest('GET', next, key)).json()) as Page;
+      expect(page.data.length).toBeLessThanOrEqual(2);
+      seen.push(...page.data);
+      if (page.nextCursor === null) break;
+      next = `/engram/pools/delta/events?limit=2&cursor=${encodeURIComponent(page.nextCursor)}`;
+    }
+    expect(seen.map((event) => event.type)).toEqual([...Array(5).fill('memory.stored'), 'memory.updated']);
+    expect(seen.every((event) => event.pool === 'delta')).toBe(true);
+    expect(seen.map((event) => event.seq)).toEqual([...seen.map((event) => event.seq)].sort((a, b) => a - b));
+
+    const history = (await (await rest('GET', `/engram/pools/delta/events?memoryId=${ids[2]}`, key)).json()) as Page;
+    expect(history).toMatchObject({ nextCursor: null });
+    expect(history.data.map((event) => [event.type, event.data.id])).toEqual([
+      ['memory.stored', ids[2]],
+      ['memory.updated', ids[2]],
+    ]);
+    const bad = await rest('GET', '/engram/pools/delta/events?cursor=bogus', key);
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: { message: string } }).error.message).toMatch(/cursor/);
+    expect((await rest('GET', `/engram/pools/delta/events?memoryId=${ids[2]}`, 'alpha-key')).status).toBe(403);
+  });
 });

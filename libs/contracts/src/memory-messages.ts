@@ -85,6 +85,23 @@ export interface EventsAfterRequest {
   readonly pool?: string;
   readonly limit?: number;
 }
+/** One page of a pool's events (or of one entry's history), oldest first. */
+export interface EventsRequest {
+  readonly pool: string;
+  /** Events with a seq above this one; default 0. Ignored when `cursor` is given. */
+  readonly after?: number;
+  /** The `nextCursor` of the previous page. */
+  readonly cursor?: string;
+  readonly limit?: number;
+  /** Only the events about this entry. */
+  readonly memoryId?: string;
+  readonly requestId?: string;
+}
+export interface EventsPage {
+  readonly data: readonly MemoryEvent[];
+  /** Where the next page starts; null when this page reached the last event so far. */
+  readonly nextCursor: string | null;
+}
 
 export interface SearchHit {
   readonly entry: MemoryEntry;
@@ -131,5 +148,6 @@ export interface MemoryContract {
   [MemoryPattern.Tier1]: [PoolRequest, Tier1Response];
   [MemoryPattern.Stats]: [Record<string, never>, StatsResponse];
   [MemoryPattern.EventsAfter]: [EventsAfterRequest, MemoryEvent[]];
+  [MemoryPattern.Events]: [EventsRequest, EventsPage];
   [MemoryPattern.Ping]: [Record<string, never>, { readonly ok: true; readonly lastSeq: number }];
 }

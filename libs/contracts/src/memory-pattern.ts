@@ -16,6 +16,7 @@ export const MemoryPattern = {
   Tier1: 'memory.tier1',
   Stats: 'memory.stats',
   EventsAfter: 'memory.events-after',
+  Events: 'memory.events',
   Ping: 'memory.ping',
 } as const;
 

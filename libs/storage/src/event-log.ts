@@ -137,6 +137,43 @@ export class EventLog {
     return events;
   }
 
+  /**
+   * The durable events with these seqs (ascending), each read at its offset: the cost follows the
+   * number of events asked for, not the size of the log. Neighbouring seqs are read in one go.
+   */
+  readSeqs(seqs: readonly number[]): MemoryEvent[] {
+    const events: MemoryEvent[] = [];
+    let index = 0;
+    for (const segment of this.segments) {
+      if (index >= seqs.length) break;
+      const lastInSegment = segment.firstSeq + segment.offsets.length - 1;
+      if ((seqs[index] ?? 0) > lastInSegment) continue;
+      const fd = openSync(segment.path, 'r');
+      try {
+        while (index < seqs.length && (seqs[index] ?? 0) <= Math.min(lastInSegment, this.durableSeq)) {
+          let runEnd = index;
+          while (runEnd + 1 < seqs.length && seqs[runEnd + 1] === (seqs[runEnd] ?? 0) + 1 && (seqs[runEnd + 1] ?? 0) <= lastInSegment) runEnd += 1;
+          const firstLine = (seqs[index] ?? 0) - segment.firstSeq;
+          const lastLine = (seqs[runEnd] ?? 0) - segment.firstSeq;
+          const start = segment.offsets[firstLine] ?? 0;
+          const end = segment.offsets[lastLine + 1] ?? segment.size;
+          const lines = readRangeOf(fd, start, end - start).split('\n');
+          lines.forEach((line, offset) => {
+            if (line === '') return;
+            const decoded = decodeEventLine(line);
+            if (!decoded.ok) throw new EventLogCorruptError(segment.name, firstLine + offset + 1, `${decoded.reason} (changed since start)`);
+            events.push(decoded.event);
+          });
+          index = runEnd + 1;
+        }
+      } finally {
+        closeSync(fd);
+      }
+      if (index < seqs.length && (seqs[index] ?? 0) > this.durableSeq) break;
+    }
+    return events;
+  }
+
   /** Streams durable events with seq > after, reading the segments lazily from the right offset. */
   *eventsAfter(after: number): Generator<MemoryEvent> {
     const upTo = this.durableSeq;
@@ -384,17 +421,21 @@ function lineOffsets(text: string): number[] {
 function readRange(path: string, start: number, length: number): string {
   const fd = openSync(path, 'r');
   try {
-    const buffer = Buffer.alloc(length);
-    let read = 0;
-    while (read < length) {
-      const n = readSync(fd, buffer, read, length - read, start + read);
-      if (n === 0) break;
-      read += n;
-    }
-    return buffer.toString('utf8', 0, read);
+    return readRangeOf(fd, start, length);
   } finally {
     closeSync(fd);
   }
+}
+
+function readRangeOf(fd: number, start: number, length: number): string {
+  const buffer = Buffer.alloc(length);
+  let read = 0;
+  while (read < length) {
+    const n = readSync(fd, buffer, read, length - read, start + read);
+    if (n === 0) break;
+    read += n;
+  }
+  return buffer.toString('utf8', 0, read);
 }
 
 export function fsyncPath(path: string): void {

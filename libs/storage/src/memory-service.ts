@@ -5,6 +5,8 @@ import {
   type ConsolidateRequest,
   type ConsolidateResponse,
   type EventsAfterRequest,
+  type EventsPage,
+  type EventsRequest,
   type GetRequest,
   type IdRequest,
   type ListRequest,
@@ -31,7 +33,9 @@ import {
   type NewEvent,
 } from '@engram/domain';
 import type { DataDirLock } from './data-dir-lock.js';
+import type { EventIndex } from './event-index.js';
 import type { EventLog } from './event-log.js';
+import { EventPages } from './event-pages.js';
 import type { FlatFiles } from './flat-files.js';
 import { FreshIds } from './fresh-ids.js';
 import { newEventId, newMemoryId } from './ids.js';
@@ -60,7 +64,9 @@ import type { WalCheckpointer } from './wal-checkpointer.js';
 
 /** The side effects the service works through; each is a class of this lib, replaceable by a typed fake. */
 export interface MemoryServiceDeps {
-  readonly log: Pick<EventLog, 'append' | 'read' | 'redact' | 'close' | 'onDurable' | 'lastSeq'>;
+  readonly log: Pick<EventLog, 'append' | 'read' | 'readSeqs' | 'redact' | 'close' | 'onDurable' | 'lastSeq'>;
+  /** Which events belong to which pool and entry (the projection's). */
+  readonly eventIndex: Pick<EventIndex, 'seqs'>;
   readonly projection: Pick<
     Projection,
     | 'apply'
@@ -100,8 +106,6 @@ const SEARCH_DEFAULT_LIMIT = 10;
 const SEARCH_MAX_LIMIT = 100;
 const LIST_DEFAULT_LIMIT = 50;
 const LIST_MAX_LIMIT = 1000;
-const EVENTS_DEFAULT_LIMIT = 100;
-const EVENTS_MAX_LIMIT = 1000;
 const REFRESH_MAX_IDS = 100;
 /** How many of a pool's most recent matches a search ranks. */
 const SEARCH_WINDOW = 500;
@@ -119,6 +123,7 @@ export class MemoryService {
   private readonly tier1Cache = new Map<string, { key: string; response: Tier1Response }>();
   private readonly references: ReferenceBatcher;
   private readonly freshIds: FreshIds;
+  private readonly eventPages: EventPages;
   private closing: Promise<void> | null = null;
   private readonly commits = new Set<Promise<unknown>>();
   /** Flat-file renders of batches already durable; the next batch waits for them (see durablyCommit). */
@@ -126,6 +131,7 @@ export class MemoryService {
 
   constructor(private readonly deps: MemoryServiceDeps) {
     this.freshIds = new FreshIds(deps.newId ?? newMemoryId, (ids) => deps.projection.storedIds(ids));
+    this.eventPages = new EventPages({ log: deps.log, index: deps.eventIndex });
     this.references = new ReferenceBatcher((groups) => this.recordReferences(groups), deps.logger);
     deps.log.onDurable((events) => this.applyDurable(events));
   }
@@ -348,11 +354,12 @@ export class MemoryService {
   }
 
   async eventsAfter(request: EventsAfterRequest): Promise<MemoryEvent[]> {
-    const after = request.after;
-    if (typeof after !== 'number' || !Number.isInteger(after) || after < 0) throw invalid('after must be a non-negative integer');
-    const pool = request.pool === undefined ? undefined : validPool(request.pool);
-    const limit = validLimit(request.limit, EVENTS_DEFAULT_LIMIT, EVENTS_MAX_LIMIT);
-    return this.deps.log.read(after, limit, (event) => pool === undefined || event.pool === pool);
+    return this.eventPages.after(request);
+  }
+
+  /** A page of a pool's events, or of one entry's history (see EventPages). */
+  async events(request: EventsRequest): Promise<EventsPage> {
+    return this.eventPages.page(request);
   }
 
   async ping(_request: Record<string, never> = {}): Promise<{ readonly ok: true; readonly lastSeq: number }> {

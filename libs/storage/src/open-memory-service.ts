@@ -44,6 +44,7 @@ export async function openMemoryService(options: MemoryServiceOptions): Promise<
     return new MemoryService({
       log,
       projection,
+      eventIndex: projection.eventIndex,
       flatFiles,
       lock,
       checkpointer,
@@ -70,7 +71,7 @@ export function catchUp(projection: Projection, log: { readonly lastSeq: number;
   // An empty database (seq 0 holds no memory) is filled without FTS triggers, then indexed once.
   const filling = from === 0 && log.lastSeq > 0;
   if (filling) projection.suspendFullText();
-  let chunk = [];
+  let chunk: MemoryEvent[] = [];
   let applied = 0;
   try {
     for (const event of log.eventsAfter(from)) {
@@ -87,5 +88,24 @@ export function catchUp(projection: Projection, log: { readonly lastSeq: number;
     if (filling) projection.rebuildFullText();
   }
   if (applied > 0) logger.info({ from, to: projection.lastSeq, applied }, 'caught the database up from the event log');
+  backfillEventIndex(projection, log, logger);
   return applied;
+}
+
+/** A database made before the event index existed: index its events from the log, once. */
+function backfillEventIndex(projection: Projection, log: { eventsAfter(seq: number): Iterable<MemoryEvent> }, logger: Logger): void {
+  const from = projection.eventIndex.indexedSeq;
+  if (from >= projection.lastSeq) return;
+  let chunk: MemoryEvent[] = [];
+  const flush = () => {
+    projection.db.transaction(() => projection.eventIndex.add(chunk)).immediate();
+    chunk = [];
+  };
+  for (const event of log.eventsAfter(from)) {
+    if (event.seq > projection.lastSeq) break;
+    chunk.push(event);
+    if (chunk.length >= CATCH_UP_CHUNK) flush();
+  }
+  flush();
+  logger.info({ from, to: projection.eventIndex.indexedSeq }, 'indexed the event log by pool and entry');
 }

@@ -12,6 +12,7 @@ import {
   type MemoryEvent,
   type MemoryType,
 } from '@engram/domain';
+import { EventIndex } from './event-index.js';
 import { MEMORY_COLUMNS, toEntry, toRow, type MemoryRow } from './memory-row.js';
 import { readPoolStats, type PoolStats } from './pool-stats.js';
 import { SCHEMA_SQL, SCHEMA_VERSION } from './schema.js';
@@ -88,8 +89,11 @@ export class Projection {
   private readonly statements;
   private lastSeqValue: number;
   private readonly searchStatements = new Map<string, Database.Statement<SearchParams, SearchRow>>();
+  /** Which events belong to which pool and entry, kept in the same transactions as the entries. */
+  readonly eventIndex: EventIndex;
 
   private constructor(readonly db: Database.Database) {
+    this.eventIndex = new EventIndex(db);
     this.statements = {
       byId: db.prepare<[string], MemoryRow>('SELECT * FROM memories WHERE id = ?'),
       // One statement for many ids (each statement is a read transaction of its own, which costs more
@@ -191,19 +195,26 @@ export class Projection {
   apply(events: readonly MemoryEvent[]): EntryChange[] {
     const applied: EntryChange[] = [];
     const poolSeqs = new Map<string, number>();
-    this.db.transaction(() => {
-      for (const event of events) {
-        if (event.seq <= this.lastSeqValue) continue;
-        if (event.seq !== this.lastSeqValue + 1) {
-          throw new Error(`projection at seq ${this.lastSeqValue} cannot apply seq ${event.seq}: events are missing`);
+    try {
+      this.db.transaction(() => {
+        for (const event of events) {
+          if (event.seq <= this.lastSeqValue) continue;
+          if (event.seq !== this.lastSeqValue + 1) {
+            throw new Error(`projection at seq ${this.lastSeqValue} cannot apply seq ${event.seq}: events are missing`);
+          }
+          this.applyOne(event, applied);
+          poolSeqs.set(event.pool, event.seq);
+          this.lastSeqValue = event.seq;
         }
-        this.applyOne(event, applied);
-        poolSeqs.set(event.pool, event.seq);
-        this.lastSeqValue = event.seq;
-      }
-      for (const [pool, seq] of poolSeqs) this.statements.touchPool.run(pool, seq);
-      this.statements.setMeta.run(this.lastSeqValue, 'last_seq');
-    }).immediate();
+        this.eventIndex.add(events);
+        for (const [pool, seq] of poolSeqs) this.statements.touchPool.run(pool, seq);
+        this.statements.setMeta.run(this.lastSeqValue, 'last_seq');
+      }).immediate();
+    } catch (error) {
+      this.lastSeqValue = this.meta('last_seq');
+      this.eventIndex.reload();
+      throw error;
+    }
     return applied;
   }
 

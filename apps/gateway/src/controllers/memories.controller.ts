@@ -41,7 +41,7 @@ export class MemoriesController {
 
   @Get('events')
   events(@Param('pool') pool: string, @Query() query: unknown, @Req() request: FastifyRequest): Promise<unknown> {
-    return this.memories.events(this.pool(request, pool), query);
+    return this.memories.events(this.pool(request, pool), query, request.id);
   }
 
   private pool(request: FastifyRequest, pathPool: string): string {

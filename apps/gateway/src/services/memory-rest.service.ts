@@ -1,4 +1,4 @@
-import { MemoryError, MemoryPattern, type MemoryClient, type MemoryContract, type MemoryErrorCode } from '@engram/contracts';
+import { MemoryError, MemoryPattern, type EventsPage, type MemoryClient, type MemoryContract, type MemoryErrorCode } from '@engram/contracts';
 import { CATEGORIES, CONTENT_MAX_CHARS, MEMORY_TYPES } from '@engram/domain';
 import { EngramHttpError, clientError, type Tier1Cache } from '@engram/engine';
 import { z } from 'zod';
@@ -22,7 +22,12 @@ const ListQuery = z.object({
   archived: z.enum(['true', 'false']).optional(),
   limit: z.coerce.number().int().min(1).max(500).optional(),
 });
-const EventsQuery = z.object({ after: z.coerce.number().int().min(0).default(0), limit: z.coerce.number().int().min(1).max(1000).optional() });
+const EventsQuery = z.object({
+  after: z.coerce.number().int().min(0).default(0),
+  limit: z.coerce.number().int().min(1).max(1000).optional(),
+  cursor: z.string().min(1).max(64).optional(),
+  memoryId: z.string().min(1).max(64).optional(),
+});
 
 const STATUS_OF: Readonly<Record<MemoryErrorCode, number>> = {
   not_found: 404,
@@ -111,10 +116,17 @@ export class MemoryRestService {
     return this.call(MemoryPattern.Tier1, { pool, requestId });
   }
 
-  async events(pool: string, query: unknown): Promise<{ data: unknown[] }> {
+  /** A page of the pool's events (or of one entry's history, `memoryId`), oldest first, with the cursor of the next. */
+  events(pool: string, query: unknown, requestId: string): Promise<EventsPage> {
     const q = parse(EventsQuery, query);
-    const events = await this.call(MemoryPattern.EventsAfter, { pool, after: q.after, ...(q.limit ? { limit: q.limit } : {}) });
-    return { data: events };
+    return this.call(MemoryPattern.Events, {
+      pool,
+      after: q.after,
+      ...(q.cursor !== undefined ? { cursor: q.cursor } : {}),
+      ...(q.limit !== undefined ? { limit: q.limit } : {}),
+      ...(q.memoryId !== undefined ? { memoryId: q.memoryId } : {}),
+      requestId,
+    });
   }
 
   private async call<P extends keyof MemoryContract>(pattern: P, request: MemoryContract[P][0]): Promise<MemoryContract[P][1]> {

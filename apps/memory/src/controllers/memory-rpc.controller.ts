@@ -102,6 +102,11 @@ export class MemoryRpcController {
     return this.handle(MemoryPattern.EventsAfter, request, () => this.memory.eventsAfter(request));
   }
 
+  @MessagePattern(MemoryPattern.Events)
+  events(@Payload() request: Request<typeof MemoryPattern.Events>): Response<typeof MemoryPattern.Events> {
+    return this.handle(MemoryPattern.Events, request, () => this.memory.events(request));
+  }
+
   @MessagePattern(MemoryPattern.Ping)
   ping(@Payload() request: Request<typeof MemoryPattern.Ping>): Response<typeof MemoryPattern.Ping> {
     return this.handle(MemoryPattern.Ping, request, () => this.memory.ping(request));
@@ -139,5 +144,6 @@ const READS: ReadonlySet<MemoryPatternName> = new Set([
   MemoryPattern.Tier1,
   MemoryPattern.Stats,
   MemoryPattern.EventsAfter,
+  MemoryPattern.Events,
   MemoryPattern.Ping,
 ]);
