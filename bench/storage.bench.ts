@@ -1,10 +1,12 @@
 /**
  * The storage core in-process: acknowledged durable writes per second (an ack = the store promise
  * resolved: fsync'd, applied to SQLite, flat files rewritten) at concurrency 1 and 64; search
- * latency with 10k and 100k memories in one pool; replay rate of a 100k-event log.
+ * latency with 10k and 100k memories in one pool; replay rate of a 100k-event log; a read of a quiet
+ * pool's events in a 12.7k-event log, through the index beside the whole-log scan it replaced.
  */
 import { pino } from 'pino';
-import { openMemoryService, replayDataDir } from '@engram/storage';
+import { join } from 'node:path';
+import { EventLog, openMemoryService, replayDataDir } from '@engram/storage';
 import { tempDataDir } from '../libs/storage/src/testing/temp-data-dir.js';
 import { query, sentence, writeLog } from './fixtures.js';
 import type { BenchRow } from './run.js';
@@ -89,6 +91,37 @@ async function replayRate(count: number): Promise<BenchRow> {
   }
 }
 
+/** `GET /engram/pools/emptypool/events?after=0` in-process: the index read beside the old scan of every line. */
+export async function quietPoolEventsRead(count: number): Promise<BenchRow[]> {
+  const dir = tempDataDir('engram-bench-events-');
+  try {
+    await writeLog(dir.path, count);
+    const service = await openMemoryService({ dataDir: dir.path, tier1MaxChars: 400, logger });
+    const scan = await EventLog.open({ dir: join(dir.path, 'events'), logger, readOnly: true });
+    try {
+      const indexed: number[] = [];
+      const scanned: number[] = [];
+      for (let round = 0; round < 60; round++) {
+        let started = performance.now();
+        await service.events({ pool: 'emptypool', after: 0 });
+        indexed.push(performance.now() - started);
+        started = performance.now();
+        scan.read(0, 100, (event) => event.pool === 'emptypool');
+        scanned.push(performance.now() - started);
+      }
+      const note = `${count / 1000}k events in another pool; alternating, 60 rounds; the writer's thread is blocked this long per read`;
+      return [
+        { suite: SUITE, metric: `quiet pool events read p50 @${count / 1000}k, index`, value: percentile(indexed, 50), unit: 'ms', note },
+        { suite: SUITE, metric: `quiet pool events read p50 @${count / 1000}k, log scan (before)`, value: percentile(scanned, 50), unit: 'ms', note },
+      ];
+    } finally {
+      await service.close();
+    }
+  } finally {
+    dir.remove();
+  }
+}
+
 export async function run(): Promise<BenchRow[]> {
   return [
     await writeRate(1, 500),
@@ -96,5 +129,6 @@ export async function run(): Promise<BenchRow[]> {
     ...(await searchLatency(10_000)),
     ...(await searchLatency(100_000)),
     await replayRate(100_000),
+    ...(await quietPoolEventsRead(12_700)),
   ];
 }
