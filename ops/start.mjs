@@ -108,9 +108,11 @@ function launch(name) {
     current.crashes = crashes;
     const delay = Math.min(MAX_RESTART_DELAY_MS, 1_000 * 2 ** (crashes - 1));
     say(`${name} exited (${signal ?? `code ${code}`}); restarting in ${delay / 1_000} s`);
-    setTimeout(() => {
+    // Not unref()'d: with one service (start:memory) this timer is all that keeps the supervisor alive.
+    current.restartTimer = setTimeout(() => {
+      current.restartTimer = undefined;
       if (!stopping) launch(name);
-    }, delay).unref();
+    }, delay);
   });
 }
 
@@ -151,6 +153,7 @@ async function stopAll(signal) {
     process.exit(130);
   }
   stopping = true;
+  for (const state of running.values()) clearTimeout(state.restartTimer);
   say(`${signal}: stopping ${selected.join(', ')}`);
   // Callers first, so nothing asks memory for work while it shuts down.
   await Promise.all(['gateway', 'worker'].map(stopOne));

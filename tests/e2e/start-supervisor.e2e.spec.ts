@@ -148,7 +148,7 @@ describe('npm start: the three services on this machine, without Docker', () => 
     await expect(fetch(`http://127.0.0.1:${ports.GATEWAY_PORT}/healthz`)).rejects.toThrow();
   }, 180_000);
 
-  it('npm run start:memory starts the memory service alone', async () => {
+  it('npm run start:memory starts the memory service alone and restarts it when it crashes', async () => {
     // The script builds, then runs exactly this; the build is what `npm start` above already did.
     const scripts = (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
     for (const service of ['memory', 'worker', 'gateway']) {
@@ -164,7 +164,14 @@ describe('npm start: the three services on this machine, without Docker', () => 
     expect(supervisor.pidsOf('memory')).toHaveLength(1);
     expect(supervisor.pidsOf('gateway')).toEqual([]);
     expect(supervisor.pidsOf('worker')).toEqual([]);
+
+    // Alone, a crashed memory is restarted too: nothing but the restart timer keeps the supervisor alive then.
+    process.kill(supervisor.pidsOf('memory')[0]!, 'SIGKILL');
+    await supervisor.waitFor(/memory exited \(SIGKILL\); restarting/);
+    await supervisor.waitFor(/memory started \(pid \d+\)[\s\S]*memory started \(pid \d+\)/);
+    await waitForHttp(`http://127.0.0.1:${ports.MEMORY_HEALTH_PORT}/healthz`, 60_000);
+    expect(isAlive(supervisor.pidsOf('memory').at(-1)!)).toBe(true);
     supervisor.pressCtrlC();
     await supervisor.waitFor(/stopped$/m, 30_000);
-  });
+  }, 120_000);
 });
