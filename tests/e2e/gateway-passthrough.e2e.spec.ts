@@ -203,6 +203,15 @@ describe('gateway pass-through and failures (openai SDK client)', () => {
     expect(ready.status).toBe(503);
     expect(await ready.json()).toMatchObject({ ready: false, checks: { memory: 'down', redis: 'up' } });
     expect((await ask('hello')).choices[0]?.message.content).toBe('ok from upstream');
+    // Memory REST says so with a 503 and an error body, like a timeout; a refused socket is no 500.
+    for (const [method, body] of [
+      ['GET', undefined],
+      ['POST', JSON.stringify({ content: 'I deploy on a NAS' })],
+    ] as const) {
+      const rest = await fetch(`${stack.gateway.url}/engram/pools/default/memories`, { method, headers: { 'content-type': 'application/json' }, ...(body ? { body } : {}) });
+      expect(rest.status, method).toBe(503);
+      expect(await rest.json()).toMatchObject({ error: { type: 'service_unavailable', code: 'unavailable' } });
+    }
 
     await stack.stopRedis();
     expect((await ask('hello')).choices[0]?.message.content).toBe('ok from upstream');

@@ -1,5 +1,8 @@
 /** Error codes the memory service answers with; callers map them to HTTP statuses and tool messages. */
-export type MemoryErrorCode = 'not_found' | 'invalid_request' | 'conflict' | 'unavailable' | 'internal';
+export const MEMORY_ERROR_CODES = ['not_found', 'invalid_request', 'conflict', 'unavailable', 'unauthorized', 'internal'] as const;
+export type MemoryErrorCode = (typeof MEMORY_ERROR_CODES)[number];
+
+const KNOWN_CODES: ReadonlySet<string> = new Set(MEMORY_ERROR_CODES);
 
 export interface MemoryErrorBody {
   readonly code: MemoryErrorCode;
@@ -16,11 +19,16 @@ export class MemoryError extends Error {
     this.name = 'MemoryError';
   }
 
+  /**
+   * An error body the service sent. A Node socket error (`{code:'ECONNREFUSED', message}`) has
+   * the same two string fields: only a code of the contract makes a body.
+   */
   static isBody(value: unknown): value is MemoryErrorBody {
     return (
       typeof value === 'object' &&
       value !== null &&
       typeof (value as MemoryErrorBody).code === 'string' &&
+      KNOWN_CODES.has((value as MemoryErrorBody).code) &&
       typeof (value as MemoryErrorBody).message === 'string'
     );
   }

@@ -34,8 +34,13 @@ const STATUS_OF: Readonly<Record<MemoryErrorCode, number>> = {
   invalid_request: 400,
   conflict: 409,
   unavailable: 503,
+  // The gateway's own internal token was refused: nothing the caller can fix, and memory is out of reach.
+  unauthorized: 503,
   internal: 500,
 };
+
+const TYPE_OF = (code: MemoryErrorCode): string =>
+  code === 'unavailable' || code === 'unauthorized' ? 'service_unavailable' : code === 'internal' ? 'server_error' : 'invalid_request_error';
 
 /** Memory REST for people, the CLI and a UI: the same memory service, actor `user`. */
 export class MemoryRestService {
@@ -134,7 +139,7 @@ export class MemoryRestService {
       return await this.memory.call(pattern, request);
     } catch (error) {
       if (error instanceof MemoryError) {
-        throw new EngramHttpError(STATUS_OF[error.code], error.message, error.code === 'unavailable' ? 'service_unavailable' : 'invalid_request_error', error.code);
+        throw new EngramHttpError(STATUS_OF[error.code], error.message, TYPE_OF(error.code), error.code);
       }
       throw error;
     }
