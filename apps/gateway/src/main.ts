@@ -98,7 +98,7 @@ async function bootstrap(): Promise<void> {
         messages: { route: 'messages', adapter: new AnthropicMessagesAdapter(), upstream: anthropicUpstream },
         responses: { route: 'responses', adapter: new OpenAiResponsesAdapter(), upstream: chatUpstream },
       },
-      tokenCounts: new TokenCountService({ access, gate, maxIterations: config.memoryToolMaxIterations }),
+      tokenCounts: new TokenCountService({ access, gate, maxIterations: config.memoryToolMaxIterations, logger }),
     }),
     adapter,
     { logger: new NestPinoLogger(logger), bodyParser: false },

@@ -20,6 +20,11 @@ export function clientError(status: number, message: string, code: string): Engr
   return new EngramHttpError(status, message, status === 401 ? 'authentication_error' : status === 403 ? 'permission_error' : 'invalid_request_error', code);
 }
 
+/** Engram's own failure: a 500, never dressed up as the upstream's. */
+export function internalError(): EngramHttpError {
+  return new EngramHttpError(500, 'internal error', 'server_error', 'internal_error');
+}
+
 /** The upstream's failure: 502, or 504 when it did not answer in time. */
 export function upstreamError(status: 502 | 504, message: string): EngramHttpError {
   return new EngramHttpError(status, message, 'upstream_error', status === 504 ? 'upstream_timeout' : 'upstream_unavailable');

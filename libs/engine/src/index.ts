@@ -25,6 +25,7 @@ export * from './tier1-cache.js';
 export * from './extraction.js';
 export * from './turn-runner.js';
 export * from './relay.js';
+export * from './json-body.js';
 export * from './openai-chat/chat-types.js';
 export * from './openai-chat/chat-adapter.js';
 export * from './openai-chat/chat-stream-rewriter.js';

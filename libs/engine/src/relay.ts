@@ -1,4 +1,4 @@
-import { EngramHttpError, upstreamError } from './errors.js';
+import { EngramHttpError, internalError } from './errors.js';
 import type { ClientSink, UpstreamReply } from './ports.js';
 
 /**
@@ -7,9 +7,11 @@ import type { ClientSink, UpstreamReply } from './ports.js';
  * memory is unavailable, and for endpoints Engram does not own (`GET /v1/models`).
  */
 export interface RelayOptions {
-  readonly onError?: (kind: 'upstream' | 'client_abort') => void;
+  readonly onError?: (kind: 'upstream' | 'client_abort' | 'internal') => void;
   /** The format's error body (default OpenAI's `{"error":{...}}`), see WireAdapter.errorBody. */
   readonly errorBody?: (error: EngramHttpError) => unknown;
+  /** Told about a failure that is not the upstream's (a bug), so it can be logged with its stack. */
+  readonly onInternalError?: (error: unknown) => void;
 }
 
 export async function relay(send: () => Promise<UpstreamReply>, sink: ClientSink, options: RelayOptions = {}): Promise<void> {
@@ -31,8 +33,10 @@ export async function relay(send: () => Promise<UpstreamReply>, sink: ClientSink
       onError?.('client_abort');
       return;
     }
-    onError?.('upstream');
-    const failure = error instanceof EngramHttpError ? error : upstreamError(502, `upstream failed: ${(error as Error).message}`);
+    // The upstream port reports its failures as EngramHttpErrors (502/504); anything else is Engram's own.
+    const failure = error instanceof EngramHttpError ? error : internalError();
+    onError?.(error instanceof EngramHttpError ? 'upstream' : 'internal');
+    options.onInternalError?.(error);
     const body = options.errorBody ? options.errorBody(failure) : failure.body();
     if (!sink.started) sink.respond(failure.status, { 'content-type': 'application/json' }, JSON.stringify(body));
     else sink.abort();

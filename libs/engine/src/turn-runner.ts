@@ -1,6 +1,6 @@
 import { createParser } from 'eventsource-parser';
 import { ClientView } from './client-view.js';
-import { EngramHttpError, upstreamError } from './errors.js';
+import { EngramHttpError, internalError, upstreamError } from './errors.js';
 import { extractionFor } from './extraction.js';
 import { MEMORY_LIMIT_MESSAGE } from './memory-tools.js';
 import type { MemoryToolExecutor } from './memory-tool-executor.js';
@@ -13,6 +13,8 @@ export interface TurnObserver {
   upstreamLatency?(seconds: number): void;
   memoryRound?(): void;
   error?(kind: 'upstream' | 'upstream_status' | 'client_abort' | 'internal'): void;
+  /** A failure that is not the upstream's (a bug): for the log, with its stack. */
+  internalError?(error: unknown): void;
 }
 
 export interface TurnDeps {
@@ -107,8 +109,10 @@ export async function runTurn<R>(
       deps.observer?.error?.('client_abort');
       return;
     }
-    const failure = error instanceof EngramHttpError ? error : upstreamError(502, `upstream failed: ${(error as Error).message}`);
+    // The upstream port reports its failures as EngramHttpErrors (502/504); anything else is Engram's own.
+    const failure = error instanceof EngramHttpError ? error : internalError();
     deps.observer?.error?.(error instanceof EngramHttpError ? 'upstream' : 'internal');
+    if (!(error instanceof EngramHttpError)) deps.observer?.internalError?.(error);
     if (!sink.started) {
       sink.respond(failure.status, JSON_HEADERS, JSON.stringify(adapter.errorBody ? adapter.errorBody(failure) : failure.body()));
     } else {

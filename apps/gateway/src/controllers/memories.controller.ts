@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query, Req } from '@nestjs/common';
-import { clientError } from '@engram/engine';
+import { parseJsonBody } from '@engram/engine';
 import type { FastifyRequest } from 'fastify';
 import { ACCESS_SERVICE, MEMORY_REST_SERVICE } from '../gateway.tokens.js';
 import type { AccessService } from '../services/access.service.js';
@@ -53,10 +53,5 @@ export class MemoriesController {
 
 /** Bodies arrive as raw bytes (the gateway parses JSON itself); an empty body is `{}`. */
 function json(body: unknown): unknown {
-  if (!Buffer.isBuffer(body) || body.length === 0) return {};
-  try {
-    return JSON.parse(body.toString('utf8'));
-  } catch {
-    throw clientError(400, 'the request body is not valid JSON', 'invalid_json');
-  }
+  return parseJsonBody(body, { emptyAs: {} });
 }

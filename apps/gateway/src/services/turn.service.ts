@@ -3,6 +3,8 @@ import {
   MEMORY_TOOLS,
   type MemoryToolExecutor,
   clientError,
+  internalError,
+  parseJsonBody,
   relay,
   runTurn,
   type TurnContext,
@@ -49,6 +51,7 @@ export class TurnService {
       upstreamLatency: (seconds: number) => metrics.upstreamSeconds(seconds),
       memoryRound: () => metrics.memoryRound(),
       error: (kind: 'upstream' | 'upstream_status' | 'client_abort' | 'internal') => metrics.error(kind),
+      internalError: (error: unknown) => deps.logger.error({ err: error instanceof Error ? error.stack : String(error) }, 'request failed inside Engram'),
     };
   }
 
@@ -65,7 +68,7 @@ export class TurnService {
     const raw = request.body;
     let parsed: R;
     try {
-      parsed = surface.adapter.parseRequest(parseJson(raw));
+      parsed = surface.adapter.parseRequest(parseJsonBody(raw));
     } catch (error) {
       return this.reject(surface, sink, error instanceof EngramHttpError ? error : clientError(400, 'invalid request body', 'invalid_body'));
     }
@@ -79,7 +82,7 @@ export class TurnService {
       this.deps.metrics.error('internal');
       this.deps.logger.error({ err: error instanceof Error ? error.stack : String(error), requestId }, 'request failed');
       if (sink.started) return sink.abort();
-      const failure = new EngramHttpError(500, 'internal error', 'server_error', 'internal_error');
+      const failure = internalError();
       sink.respond(500, JSON_HEADERS, JSON.stringify(surface.adapter.errorBody ? surface.adapter.errorBody(failure) : failure.body()));
     });
   }
@@ -101,6 +104,7 @@ export class TurnService {
       if (wanted) this.deps.metrics.error('memory_unavailable');
       await relay(() => upstream.post(path, raw, sink.signal), sink, {
         onError: this.observer.error,
+        onInternalError: this.observer.internalError,
         ...(surface.adapter.errorBody ? { errorBody: (error) => surface.adapter.errorBody?.(error) } : {}),
       });
       return;
@@ -123,15 +127,6 @@ export class TurnService {
     this.deps.metrics.error(error.status === 401 || error.status === 403 ? 'auth' : 'bad_request');
     const body = surface.adapter.errorBody ? surface.adapter.errorBody(error) : error.body();
     sink.respond(error.status, JSON_HEADERS, JSON.stringify(body));
-  }
-}
-
-function parseJson(raw: unknown): unknown {
-  if (!Buffer.isBuffer(raw) || raw.length === 0) throw clientError(400, 'the request body must be JSON', 'invalid_json');
-  try {
-    return JSON.parse(raw.toString('utf8'));
-  } catch {
-    throw clientError(400, 'the request body is not valid JSON', 'invalid_json');
   }
 }
 

@@ -9,6 +9,7 @@ import { finishReasonOf, stopReasonOf } from './anthropic-stop-reason.js';
 import { AnthropicStreamRewriter } from './anthropic-stream-rewriter.js';
 import { isBlank } from './anthropic-text.js';
 import type { AnthropicBlock, AnthropicMessage, AnthropicRequest, AnthropicResponse } from './anthropic-types.js';
+import { firstNonObject } from '../non-object-item.js';
 
 /**
  * Anthropic Messages (`POST /v1/messages`, Claude Code) on the engine: Tier 1 goes into `system`
@@ -35,6 +36,10 @@ export class AnthropicMessagesAdapter implements WireAdapter<AnthropicRequest> {
     }
     if (request.tools !== undefined && !Array.isArray(request.tools)) {
       throw clientError(400, 'tools: must be an array', 'invalid_tools');
+    }
+    const badTool = request.tools === undefined ? null : firstNonObject(request.tools);
+    if (badTool) {
+      throw clientError(400, `tools.${badTool.index}: Input should be a valid dictionary or object to extract fields from`, 'invalid_tools');
     }
     if (request.system !== undefined && typeof request.system !== 'string' && !Array.isArray(request.system)) {
       throw clientError(400, 'system: must be a string or an array of text blocks', 'invalid_system');

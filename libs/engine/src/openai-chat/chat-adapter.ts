@@ -6,6 +6,7 @@ import type { StreamRewriter, WireAdapter } from '../wire-adapter.js';
 import type { ChatCompletion, ChatMessage, ChatRequest, ChatToolCall } from './chat-types.js';
 import { ChatStreamRewriter } from './chat-stream-rewriter.js';
 import { addUsage } from './usage.js';
+import { firstNonObject } from '../non-object-item.js';
 
 const MEMORY_TOOL_COUNT = MEMORY_TOOL_NAMES.length;
 
@@ -32,6 +33,10 @@ export class OpenAiChatAdapter implements WireAdapter<ChatRequest> {
     }
     if (request.tools !== undefined && !Array.isArray(request.tools)) {
       throw clientError(400, '`tools` must be an array', 'invalid_tools');
+    }
+    const badTool = request.tools === undefined ? null : firstNonObject(request.tools);
+    if (badTool) {
+      throw clientError(400, `Invalid type for 'tools[${badTool.index}]': expected an object, but got ${badTool.got} instead.`, 'invalid_type');
     }
     return request;
   }

@@ -8,6 +8,7 @@ import { asInputItems, messageText, toolCallOf, withoutMemoryTools } from './res
 import { ResponsesStreamRewriter } from './responses-stream-rewriter.js';
 import { PendingMemoryOutputs } from './responses-pending-outputs.js';
 import type { ResponsesItem, ResponsesRequest, ResponsesResponse, ResponsesRound } from './responses-types.js';
+import { firstNonObject } from '../non-object-item.js';
 
 /**
  * The OpenAI Responses API (`POST /v1/responses`, Codex CLI) on the engine: Tier 1 goes into
@@ -39,6 +40,10 @@ export class OpenAiResponsesAdapter implements WireAdapter<ResponsesRequest> {
     }
     if (request.tools !== undefined && !Array.isArray(request.tools)) {
       throw clientError(400, '`tools` must be an array', 'invalid_tools');
+    }
+    const badTool = request.tools === undefined ? null : firstNonObject(request.tools);
+    if (badTool) {
+      throw clientError(400, `Invalid type for 'tools[${badTool.index}]': expected an object, but got ${badTool.got} instead.`, 'invalid_type');
     }
     if (request.instructions !== undefined && request.instructions !== null && typeof request.instructions !== 'string') {
       throw clientError(400, '`instructions` must be a string', 'invalid_instructions');

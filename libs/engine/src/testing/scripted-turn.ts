@@ -1,4 +1,5 @@
 import { MemoryPattern } from '@engram/contracts';
+import { upstreamError } from '../errors.js';
 import { MemoryToolExecutor } from '../memory-tool-executor.js';
 import { MEMORY_TOOLS } from '../memory-tools.js';
 import type { ClientSink, MemoryPort, UpstreamPort } from '../ports.js';
@@ -52,7 +53,8 @@ export async function runScriptedTurn<R>(adapter: WireAdapter<R>, request: unkno
     post: (_path, body) => {
       sent.push(JSON.parse(String(body)) as R);
       const reply = replies.shift();
-      if (!reply) return Promise.reject(new Error('connect ECONNREFUSED'));
+      // As the real upstream port reports it: a 502 EngramHttpError.
+      if (!reply) return Promise.reject(upstreamError(502, 'the upstream could not be reached: connect ECONNREFUSED'));
       return Promise.resolve({
         status: reply.status ?? 200,
         headers: {},
