@@ -175,6 +175,30 @@ describe('gateway pass-through and failures (openai SDK client)', () => {
     expect(((await removed.json()) as { error: { message: string } }).error.message).toBe('Unknown request URL: DELETE /v1/responses/resp_123?include=usage');
   });
 
+  it('refuses a path that leaves /v1/ before anything reaches the upstream, and resolves an absolute-form target', async () => {
+    const before = stack.upstream.requests.length;
+    for (const path of [
+      '/v1/../../admin/keys',
+      '/pools/work/v1/../../admin/keys',
+      '/v1/%2e%2e/%2e%2e/admin/keys',
+      '/pools/work/v1/%2E%2E/%2E%2E/admin/keys',
+      '/v1/models%2f..%2f..%2fadmin',
+      '/v1/models/..%5cadmin',
+    ]) {
+      for (const headers of [{}, { 'anthropic-version': '2023-06-01' }]) {
+        const response = await rawRequest(stack.gateway.url, { method: 'GET', path, headers: { authorization: 'Bearer sk-client', ...headers } });
+        expect(response.status, path).toBe(400);
+        expect(response.body, path).toContain('"invalid_request_error"');
+      }
+    }
+    expect(stack.upstream.requests.length).toBe(before);
+
+    // `GET http://x/v1/models HTTP/1.1`: the path is what counts, never `/v1p://x/...`.
+    const absolute = await rawRequest(stack.gateway.url, { method: 'GET', path: 'http://x/v1/models', headers: { authorization: 'Bearer sk-client' } });
+    expect(absolute.status).toBe(200);
+    expect(stack.upstream.requests.at(-1)?.path).toBe('/v1/models');
+  });
+
   it('counts requests, upstream latency and errors in /metrics', async () => {
     const text = await (await fetch(`${stack.gateway.url}/metrics`)).text();
     expect(text).toMatch(/engram_gateway_requests_total\{route="chat.completions",status="200"\} \d+/);

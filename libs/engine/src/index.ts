@@ -26,6 +26,7 @@ export * from './extraction.js';
 export * from './turn-runner.js';
 export * from './relay.js';
 export * from './json-body.js';
+export * from './passthrough-path.js';
 export * from './openai-chat/chat-types.js';
 export * from './openai-chat/chat-adapter.js';
 export * from './openai-chat/chat-stream-rewriter.js';

@@ -1,5 +1,5 @@
 import { All, Controller, Inject, Param, Req, Res } from '@nestjs/common';
-import { relay, type EngramHttpError } from '@engram/engine';
+import { EngramHttpError, passthroughPath, relay } from '@engram/engine';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { HttpSink } from '../http/http-sink.js';
 import { ACCESS_SERVICE, SURFACES } from '../gateway.tokens.js';
@@ -36,13 +36,17 @@ export class PassthroughController {
     const anthropic = request.headers['anthropic-version'] !== undefined;
     const surface = anthropic ? this.surfaces.messages : this.surfaces.chat;
     const errorBody = (error: EngramHttpError): unknown => surface.adapter.errorBody?.(error) ?? error.body();
+    const refuse = (error: EngramHttpError): void => sink.respond(error.status, { 'content-type': 'application/json' }, JSON.stringify(errorBody(error)));
     const access = this.access.resolve(request.headers, pool);
-    if (access.error) {
-      sink.respond(access.error.status, { 'content-type': 'application/json' }, JSON.stringify(errorBody(access.error)));
-      return;
+    if (access.error) return refuse(access.error);
+    let clientPath: string;
+    try {
+      // The server's upstream key goes with it: the path may never leave /v1/ on the upstream.
+      clientPath = passthroughPath(request.url, pool);
+    } catch (error) {
+      if (error instanceof EngramHttpError) return refuse(error);
+      throw error;
     }
-    // A valid pool name needs no escaping, so the raw URL starts with exactly this prefix.
-    const clientPath = pool === undefined ? request.url : request.url.slice(`/pools/${pool}`.length);
     // OpenAI's base URL ends in /v1 (UPSTREAM_BASE_URL), Anthropic's does not.
     const upstreamPath = anthropic ? clientPath : clientPath.slice('/v1'.length);
     const body = Buffer.isBuffer(request.body) && request.body.length > 0 ? request.body : null;
