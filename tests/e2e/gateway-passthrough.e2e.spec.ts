@@ -185,7 +185,7 @@ describe('gateway pass-through and failures (openai SDK client)', () => {
       '/v1/models%2f..%2f..%2fadmin',
       '/v1/models/..%5cadmin',
     ]) {
-      for (const headers of [{}, { 'anthropic-version': '2023-06-01' }]) {
+      for (const headers of [{}, { 'anthropic-version': '2023-06-01' }] as Record<string, string>[]) {
         const response = await rawRequest(stack.gateway.url, { method: 'GET', path, headers: { authorization: 'Bearer sk-client', ...headers } });
         expect(response.status, path).toBe(400);
         expect(response.body, path).toContain('"invalid_request_error"');
