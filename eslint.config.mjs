@@ -24,10 +24,12 @@ export default tseslint.config(
           depConstraints: [
             // Apps never import apps.
             { sourceTag: 'type:app', notDependOnLibsWithTags: ['type:app'] },
-            { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:util'] },
-            { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:domain', 'type:contracts', 'type:util'] },
-            { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:util'] },
-            { sourceTag: 'type:data', onlyDependOnLibsWithTags: ['type:domain', 'type:contracts', 'type:util'] },
+            // type:testing (`@engram/testing`) is for specs; the rule below keeps it out of the code they test.
+            { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:util', 'type:testing'] },
+            { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:domain', 'type:contracts', 'type:util', 'type:testing'] },
+            { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:util', 'type:testing'] },
+            { sourceTag: 'type:data', onlyDependOnLibsWithTags: ['type:domain', 'type:contracts', 'type:util', 'type:testing'] },
+            { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:domain', 'type:contracts', 'type:util'] },
             // Only memory reaches storage; gateway and worker reach memory through contracts.
             { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
             { sourceTag: 'scope:memory', onlyDependOnLibsWithTags: ['scope:memory', 'scope:shared'] },
@@ -36,6 +38,13 @@ export default tseslint.config(
           ],
         },
       ],
+    },
+  },
+  {
+    files: ['libs/*/src/**/*.ts', 'apps/*/src/**/*.ts'],
+    ignores: ['**/*.spec.ts', '**/testing/**', 'libs/testing/**', '**/*.fixture.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [{ name: '@engram/testing', message: 'Test helpers are for specs only.' }] }],
     },
   },
   {

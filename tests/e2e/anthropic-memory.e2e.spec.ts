@@ -1,6 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { MessageParam, RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import {
   anthropicMessage,
   anthropicText,
@@ -143,7 +143,7 @@ describe('Claude Code through Engram: Anthropic Messages with memory', () => {
     const starts = events.flatMap((event) => (event.type === 'content_block_start' ? [event.index] : []));
     expect(starts).toEqual([0, 1]);
     expect(message.content.map((block) => block.type)).toEqual(['text', 'text']);
-    expect(message.content[1]).toMatchObject({ text: expect.stringContaining('Uses fish shell') as string });
+    expect(message.content[1]).toMatchObject({ text: expect.stringContaining('Uses fish shell') });
     expect(message.stop_reason).toBe('end_turn');
     expect(message.usage.output_tokens).toBeGreaterThan(0);
   });
@@ -205,7 +205,7 @@ describe('Claude Code through Engram: Anthropic Messages with memory', () => {
   it('refuses a malformed pool name with a 400 in Anthropic’s error shape', async () => {
     const error = (await claudeCode('Not_A_Pool').messages.create(ask('hello')).catch((caught: unknown) => caught)) as InstanceType<typeof Anthropic.APIError>;
     expect(error).toBeInstanceOf(Anthropic.BadRequestError);
-    expect(error.error).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: expect.stringContaining('pool') as string } });
+    expect(error.error).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: expect.stringContaining('pool') } });
   });
 
   describe('upstream failures reach the client in Anthropic’s error shape', () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ClientProxyFactory, Transport } from '@nestjs/microservices';
 import { MemoryClient, MemoryPattern } from '@engram/contracts';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from '@jest/globals';
 import { backupDataDir } from '../../apps/memory/src/cli/backup.js';
 import { restoreDataDir } from '../../apps/memory/src/cli/restore.js';
 import { startRedis, type TestRedis } from '../support/redis.js';

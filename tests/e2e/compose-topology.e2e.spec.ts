@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { because } from '@engram/testing';
 import { loadConfig } from '@engram/config';
 import {
   commentedDefaults,
@@ -24,13 +25,13 @@ describe('docker-compose.yml, run as local processes', () => {
     expect(redis?.volumes?.some((volume) => volume.endsWith(':/data'))).toBe(true);
 
     for (const [name, service] of Object.entries({ memory, worker, gateway })) {
-      expect(service?.build, name).toEqual({ context: '.', dockerfile: 'ops/Dockerfile' });
-      expect(service?.env_file, name).toEqual([{ path: '.env', required: false }]);
+      because(name, () => expect(service?.build).toEqual({ context: '.', dockerfile: 'ops/Dockerfile' }));
+      because(name, () => expect(service?.env_file).toEqual([{ path: '.env', required: false }]));
     }
     for (const [name, service] of Object.entries(compose.services)) {
-      expect(service.restart, name).toBe('unless-stopped');
-      expect(service.healthcheck?.test[0], name).toBe('CMD');
-      for (const dependency of Object.values(service.depends_on ?? {})) expect(dependency.condition, name).toBe('service_healthy');
+      because(name, () => expect(service.restart).toBe('unless-stopped'));
+      because(name, () => expect(service.healthcheck?.test[0]).toBe('CMD'));
+      for (const dependency of Object.values(service.depends_on ?? {})) because(name, () => expect(dependency.condition).toBe('service_healthy'));
     }
     const defaults = loadConfig({});
     expect(interpolate(gateway!.ports![0]!, readEnvExample())).toBe(`8080:${defaults.gateway.port}`);
@@ -47,7 +48,7 @@ describe('docker-compose.yml, run as local processes', () => {
         .filter((name) => existsSync(join(repoRoot, root, name, 'package.json')))
         .map((name) => `${root}/${name}/package.json`),
     );
-    for (const manifest of workspaces) expect(dockerfile, `ops/Dockerfile must COPY ${manifest}`).toContain(`COPY ${manifest} `);
+    for (const manifest of workspaces) because(`ops/Dockerfile must COPY ${manifest}`, () => expect(dockerfile).toContain(`COPY ${manifest} `));
     expect(dockerfile).toMatch(/^USER node$/m);
 
     // The commented "# VAR=value" lines of .env.example are the defaults config really applies.

@@ -1,7 +1,8 @@
 import { JobName, QueueName } from '@engram/jobs';
 import { Queue } from 'bullmq';
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { eventually } from '@engram/testing';
 import { contentText, startGatewayStack, type GatewayStack } from '../support/gateway-fixture.js';
 import type { RecordedRequest } from '../support/scripted-http.js';
 import { callTools, say, type ChatReply, type ChatRequestJson } from '../support/scripted-openai-upstream.js';
@@ -190,7 +191,7 @@ describe('gateway with memory (real memory service, scripted upstream, openai SD
 
     const queue = new Queue(QueueName.Extract, { connection: { url: stack.redis.url } });
     try {
-      await expect.poll(async () => (await queue.getJobs(['waiting', 'delayed', 'prioritized'])).length, { timeout: 10_000 }).toBeGreaterThan(0);
+      await eventually(async () => expect((await queue.getJobs(['waiting', 'delayed', 'prioritized'])).length).toBeGreaterThan(0), { timeout: 10_000 });
       const [job] = await queue.getJobs(['waiting', 'delayed', 'prioritized']);
       expect(job?.name).toBe(JobName.ExtractExchange);
       expect(job?.data).toEqual({
@@ -240,7 +241,7 @@ describe('gateway with memory (real memory service, scripted upstream, openai SD
       });
       expect(stored.status).toBe(201);
       // Well within the cache's 30 s safety TTL: only the announcement can explain the refresh.
-      await expect.poll(systemSeenUpstream, { timeout: 10_000, interval: 200 }).toContain('The user is called Ada');
+      await eventually(async () => expect(await systemSeenUpstream()).toContain('The user is called Ada'), { timeout: 10_000, interval: 200 });
     } finally {
       await other.stop();
     }

@@ -1,5 +1,6 @@
 import OpenAI, { APIError } from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { eventually } from '@engram/testing';
 import { contentText, startGatewayStack, type GatewayStack } from '../support/gateway-fixture.js';
 import { rawRequest } from '../support/raw-http.js';
 import type { RecordedRequest } from '../support/scripted-http.js';
@@ -131,7 +132,7 @@ describe('gateway pass-through and failures (openai SDK client)', () => {
         // the SDK reports the abort
       }
       expect(received.length).toBeGreaterThan(0);
-      await expect.poll(() => stack.upstream.aborted.length, { timeout: 5_000 }).toBe(abortedBefore + 1);
+      await eventually(async () => expect(stack.upstream.aborted.length).toBe(abortedBefore + 1), { timeout: 5_000 });
     }
   });
 
@@ -213,16 +214,11 @@ describe('gateway pass-through and failures (openai SDK client)', () => {
     await stack.memory?.stop();
     // Every request is answered; once the gateway has noticed the outage (its background probe runs
     // every second) requests go out as the client sent them: no memory tools.
-    await expect
-      .poll(
-        async () => {
+    await eventually(async () => expect(await (async () => {
           const answer = await ask('hello');
           expect(answer.choices[0]?.message.content).toBe('ok from upstream');
           return stack.upstream.chatRequests.at(-1)?.body.tools;
-        },
-        { timeout: 10_000, interval: 200 },
-      )
-      .toBeUndefined();
+        })()).toBeUndefined(), { timeout: 10_000, interval: 200 });
     const ready = await fetch(`${stack.gateway.url}/readyz`);
     expect(ready.status).toBe(503);
     expect(await ready.json()).toMatchObject({ ready: false, checks: { memory: 'down', redis: 'up' } });
@@ -239,7 +235,7 @@ describe('gateway pass-through and failures (openai SDK client)', () => {
 
     await stack.stopRedis();
     expect((await ask('hello')).choices[0]?.message.content).toBe('ok from upstream');
-    await expect.poll(async () => ((await (await fetch(`${stack.gateway.url}/readyz`)).json()) as { checks: { redis: string } }).checks.redis, { timeout: 10_000 }).toBe('down');
+    await eventually(async () => expect(await ((await (await fetch(`${stack.gateway.url}/readyz`)).json()) as { checks: { redis: string } }).checks.redis).toBe('down'), { timeout: 10_000 });
     expect((await fetch(`${stack.gateway.url}/healthz`)).status).toBe(200);
   });
 });

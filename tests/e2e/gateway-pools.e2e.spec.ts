@@ -1,5 +1,5 @@
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { contentText, startGatewayStack, type GatewayStack } from '../support/gateway-fixture.js';
 import { rawRequest } from '../support/raw-http.js';
 import type { RecordedRequest } from '../support/scripted-http.js';

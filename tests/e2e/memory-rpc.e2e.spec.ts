@@ -2,7 +2,8 @@ import { ClientProxyFactory, Transport, type ClientProxy } from '@nestjs/microse
 import { MemoryClient, MemoryError, MemoryPattern } from '@engram/contracts';
 import { JobName, QueueName } from '@engram/jobs';
 import { Queue } from 'bullmq';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { eventually } from '@engram/testing';
 import { freePort } from '../support/ports.js';
 import { startRedis, type TestRedis } from '../support/redis.js';
 import { startMemory, type RunningMemory } from '../support/stack.js';
@@ -114,17 +115,13 @@ describe('memory service over TCP RPC', () => {
     const categorize = new Queue(QueueName.Categorize, { connection: { url: redis.url } });
     const consolidate = new Queue(QueueName.Consolidate, { connection: { url: redis.url } });
     try {
-      await expect
-        .poll(async () => (await categorize.getJobs(['waiting', 'delayed'])).map((job) => job.data.memoryId), { timeout: 5_000 })
-        .toContain(entry.id);
+      await eventually(async () => expect((await categorize.getJobs(['waiting', 'delayed'])).map((job) => job.data.memoryId)).toContain(entry.id), { timeout: 5_000 });
       for (const content of ['fact two about builds', 'fact three about tests', 'fact four about lint']) {
         await client.call(MemoryPattern.Store, { pool, actor: 'user', content, category: 'project' });
       }
-      await expect
-        .poll(async () => (await consolidate.getJobs(['waiting', 'delayed'])).some((job) => job.name === JobName.ConsolidatePool && job.data.pool === pool), {
+      await eventually(async () => expect((await consolidate.getJobs(['waiting', 'delayed'])).some((job) => job.name === JobName.ConsolidatePool && job.data.pool === pool)).toBe(true), {
           timeout: 5_000,
-        })
-        .toBe(true);
+        });
     } finally {
       await categorize.close();
       await consolidate.close();
@@ -152,11 +149,9 @@ describe('memory service over TCP RPC', () => {
       secondRedis = await startRedis({ port: firstRedis.port });
       const categorize = new Queue(QueueName.Categorize, { connection: { url: secondRedis.url } });
       try {
-        await expect
-          .poll(async () => (await categorize.getJobs(['waiting', 'delayed'])).map((job) => job.data.memoryId), {
+        await eventually(async () => expect((await categorize.getJobs(['waiting', 'delayed'])).map((job) => job.data.memoryId)).toContain(entry.id), {
             timeout: 10_000,
-          })
-          .toContain(entry.id);
+          });
       } finally {
         await categorize.close();
       }

@@ -3,7 +3,8 @@ import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { because } from '@engram/testing';
 import { repoRoot, startComposeTopology, type ComposeTopology } from '../support/compose.js';
 import { scriptedMemoryModel } from '../support/compose-conversation.js';
 import { fencedBlocks, readmeBlocks, readmeCommands } from '../support/readme.js';
@@ -43,12 +44,12 @@ describe('README.md', () => {
     for (const command of readmeCommands()) {
       if (isRunHere(command) || THIRD_PARTY.has(command) || isClientSetting(command)) continue;
       if (isDockerCompose(command)) {
-        expect(smoke, 'compose-smoke runs the README docker compose lines').toContain('readmeCommands()');
+        because('compose-smoke runs the README docker compose lines', () => expect(smoke).toContain('readmeCommands()'));
         continue;
       }
       const elsewhere = RUN_ELSEWHERE[command];
-      expect(elsewhere, `README command \`${command}\` is run by no test: run it here or list where`).toBeDefined();
-      expect(readFileSync(join(repoRoot, elsewhere!.file), 'utf8'), command).toContain(elsewhere!.marker);
+      because(`README command \`${command}\` is run by no test: run it here or list where`, () => expect(elsewhere).toBeDefined());
+      because(command, () => expect(readFileSync(join(repoRoot, elsewhere!.file), 'utf8')).toContain(elsewhere!.marker));
     }
   });
 
@@ -135,9 +136,9 @@ describe('README.md', () => {
     it('the curl commands answer with JSON, and a stored memory is listed', async () => {
       for (const command of commands('curl ')) {
         const result = await sh(command);
-        expect(result.code, command).toBe(0);
+        because(command, () => expect(result.code).toBe(0));
         const body: unknown = JSON.parse(result.stdout);
-        expect(body, command).not.toHaveProperty('error');
+        because(command, () => expect(body).not.toHaveProperty('error'));
       }
       const listed = await sh(commands('curl -s http://localhost:8080/engram/pools/default/memories')[0]!);
       expect(listed.stdout).toContain('I prefer short answers');
@@ -147,7 +148,7 @@ describe('README.md', () => {
       const [backup] = commands('ops/backup.sh');
       const [restore] = commands('ops/restore.sh');
       const made = await sh(backup!);
-      expect(made.code, made.stderr).toBe(0);
+      because(made.stderr, () => expect(made.code).toBe(0));
       expect(made.stdout).toMatch(/^backed up /m);
       expect(readdirSync(join(home, 'backups'))).toHaveLength(1);
 
@@ -157,7 +158,7 @@ describe('README.md', () => {
 
       await topology.processes.get('memory')!.stop();
       const restored = await sh(restore!);
-      expect(restored.code, restored.stderr).toBe(0);
+      because(restored.stderr, () => expect(restored.code).toBe(0));
       expect(existsSync(join(env['ENGRAM_DATA_DIR']!, 'engram.db'))).toBe(true);
     });
   });

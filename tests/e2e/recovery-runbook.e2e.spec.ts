@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ClientProxyFactory, Transport } from '@nestjs/microservices';
 import { MemoryClient, MemoryPattern } from '@engram/contracts';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { because } from '@engram/testing';
 import { repoRoot } from '../support/compose.js';
 import { startRedis, type TestRedis } from '../support/redis.js';
 import { startMemory, type RunningMemory } from '../support/stack.js';
@@ -83,7 +84,7 @@ describe('ops/RECOVERY.md, followed word for word', () => {
 
     for (const command of runbookCommands('1.')) {
       const result = await sh(cwd, command);
-      expect(result.code, `${command}\n${result.output}`).toBe(0);
+      because(`${command}\n${result.output}`, () => expect(result.code).toBe(0));
     }
     const exported = await sh(cwd, 'npx engram export --pool default --format json');
     for (const id of ids) expect(exported.output).toContain(id);
@@ -99,7 +100,7 @@ describe('ops/RECOVERY.md, followed word for word', () => {
 
     for (const command of runbookCommands('2.')) {
       const result = await sh(cwd, command);
-      expect(result.code, `${command}\n${result.output}`).toBe(0);
+      because(`${command}\n${result.output}`, () => expect(result.code).toBe(0));
     }
     const exported = await sh(cwd, 'npx engram export --pool default --format json');
     for (const id of ids) expect(exported.output).toContain(id);

@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import type { ResponseStreamEvent } from 'openai/resources/responses/responses';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { codexProvider, DOC_ORIGIN } from '../support/client-config-doc.js';
 import type { RecordedRequest } from '../support/scripted-http.js';
 import {
@@ -166,7 +166,7 @@ describe('Codex CLI through Engram: OpenAI Responses with memory', () => {
       stack.responses.reply({ kind: 'error', status: 429, errorType: 'rate_limit_error', message: 'Rate limit reached', code: 'rate_limit_exceeded' });
       const error = await codex().responses.create({ model: MODEL, input: 'hello' }).catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(OpenAI.RateLimitError);
-      expect(error).toMatchObject({ code: 'rate_limit_exceeded', message: expect.stringContaining('Rate limit reached') as string });
+      expect(error).toMatchObject({ code: 'rate_limit_exceeded', message: expect.stringContaining('Rate limit reached') });
     });
 
     it('answers 502 when the upstream drops the connection and 504 when it is silent', async () => {

@@ -1,5 +1,5 @@
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { responsesCall, responsesOutput, ScriptedResponsesUpstream } from '../support/scripted-responses-upstream.js';
 
 // The scripted upstream is the only fake in the suite, so it is checked against the official SDK first.

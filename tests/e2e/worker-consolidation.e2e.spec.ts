@@ -1,6 +1,7 @@
 import { MemoryPattern } from '@engram/contracts';
 import { JobName } from '@engram/jobs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { because, eventually } from '@engram/testing';
 import { ScriptedOpenAiUpstream, say, type ChatReply } from '../support/scripted-openai-upstream.js';
 import { startWorkerStack, type WorkerStack } from './worker-stack.js';
 
@@ -90,7 +91,7 @@ describe('consolidation with a model, through the official SDK to a scripted ups
 
   async function expectNothingLost(pool: string, ids: readonly string[]): Promise<void> {
     const active = await stack.client.call(MemoryPattern.List, { pool });
-    for (const id of ids) expect(active.some((entry) => entry.id === id || entry.supersedes.includes(id)), id).toBe(true);
+    for (const id of ids) because(id, () => expect(active.some((entry) => entry.id === id || entry.supersedes.includes(id))).toBe(true));
   }
 
   async function consolidated(pool: string) {
@@ -167,7 +168,7 @@ describe('consolidation with a model, through the official SDK to a scripted ups
     script = () => ({ kind: 'hang' });
     const job = await stack.enqueue({ name: JobName.ConsolidatePool, data });
     // The worker is inside the job: it has asked the model and waits for the answer.
-    await expect.poll(() => upstream.chatRequests.length, { timeout: 15_000 }).toBe(requestsBefore + 1);
+    await eventually(async () => expect(upstream.chatRequests.length).toBe(requestsBefore + 1), { timeout: 15_000 });
     await stack.worker.process.kill9();
     expect(await consolidated('killed')).toEqual([]);
 

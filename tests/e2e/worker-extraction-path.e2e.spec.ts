@@ -1,6 +1,7 @@
 import { ClientProxyFactory, Transport } from '@nestjs/microservices';
 import { MemoryClient, MemoryPattern } from '@engram/contracts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { eventually } from '@engram/testing';
 import { startGatewayStack, type GatewayStack } from '../support/gateway-fixture.js';
 import { say } from '../support/scripted-openai-upstream.js';
 import { startWorker, type RunningWorker } from '../support/stack.js';
@@ -36,11 +37,9 @@ describe('a <MEMORY_SUGGEST> marker becomes a memory through gateway, queue and 
     });
     expect(answer.choices[0]?.message.content).not.toContain('MEMORY_SUGGEST');
 
-    await expect
-      .poll(async () => (await memory.call(MemoryPattern.List, { pool: 'team' })).map((entry) => [entry.content, entry.source]), {
+    await eventually(async () => expect((await memory.call(MemoryPattern.List, { pool: 'team' })).map((entry) => [entry.content, entry.source])).toEqual([['The staging database is read-only', 'marker']]), {
         timeout: 20_000,
-      })
-      .toEqual([['The staging database is read-only', 'marker']]);
+      });
     const events = await memory.call(MemoryPattern.EventsAfter, { after: 0, pool: 'team' });
     expect(events.filter((event) => event.type === 'memory.stored')).toEqual([expect.objectContaining({ actor: 'worker:extract' })]);
   });

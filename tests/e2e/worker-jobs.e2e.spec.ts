@@ -1,6 +1,7 @@
 import { MemoryPattern } from '@engram/contracts';
 import { DECAY_SCHEDULER_ID, JobName, QueueName } from '@engram/jobs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { eventually } from '@engram/testing';
 import { startWorker } from '../support/stack.js';
 import { startWorkerStack, type WorkerStack } from './worker-stack.js';
 
@@ -25,9 +26,7 @@ describe('worker jobs against the real memory service', () => {
     const pool = 'categorize';
     const entry = await stack.client.call(MemoryPattern.Store, { pool, actor: user, content: 'The Docker daemon crashed on M1 after sleep' });
     expect(entry.category).toBeNull();
-    await expect
-      .poll(async () => (await stack.client.call(MemoryPattern.Get, { pool, id: entry.id })).category, { timeout: 15_000 })
-      .toBe('gotcha');
+    await eventually(async () => expect((await stack.client.call(MemoryPattern.Get, { pool, id: entry.id })).category).toBe('gotcha'), { timeout: 15_000 });
     const events = await stack.events(pool);
     const stored = events.find((event) => event.type === 'memory.stored');
     expect(events.filter((event) => event.type === 'memory.categorized')).toEqual([
@@ -38,9 +37,7 @@ describe('worker jobs against the real memory service', () => {
   it('leaves the same state when a job is delivered twice', async () => {
     const pool = 'duplicate';
     const entry = await stack.client.call(MemoryPattern.Store, { pool, actor: user, content: 'User prefers concise answers' });
-    await expect
-      .poll(async () => (await stack.client.call(MemoryPattern.Get, { pool, id: entry.id })).category, { timeout: 15_000 })
-      .toBe('preference');
+    await eventually(async () => expect((await stack.client.call(MemoryPattern.Get, { pool, id: entry.id })).category).toBe('preference'), { timeout: 15_000 });
     const before = await stack.events(pool);
     const stored = before.find((event) => event.type === 'memory.stored');
     const data = { pool, memoryId: entry.id, eventId: stored?.id ?? 'missing' };
@@ -125,9 +122,7 @@ describe('worker jobs against the real memory service', () => {
     for (const content of contents) {
       ids.push((await stack.client.call(MemoryPattern.Store, { pool, actor: user, content, type: 'MEMORY' })).id);
     }
-    await expect
-      .poll(async () => (await stack.client.call(MemoryPattern.List, { pool })).length, { timeout: 20_000 })
-      .toBe(5);
+    await eventually(async () => expect((await stack.client.call(MemoryPattern.List, { pool })).length).toBe(5), { timeout: 20_000 });
     const active = await stack.client.call(MemoryPattern.List, { pool });
     const merged = active.find((entry) => entry.supersedes.length > 0);
     expect(merged?.supersedes).toEqual([ids[0], ids[3]]);
@@ -155,9 +150,7 @@ describe('worker jobs against the real memory service', () => {
     expect(counts[QueueName.Categorize]?.failed).toBe(1);
     const retry = await fetch(`${health}/queues/${QueueName.Categorize}/retry-failed`, { method: 'POST' });
     expect(await retry.json()).toEqual({ queue: QueueName.Categorize, retried: 1 });
-    await expect
-      .poll(async () => (await stack.queue(QueueName.Categorize).getJob('categorize-bad-pool'))?.attemptsMade, { timeout: 10_000 })
-      .toBe(2);
+    await eventually(async () => expect((await stack.queue(QueueName.Categorize).getJob('categorize-bad-pool'))?.attemptsMade).toBe(2), { timeout: 10_000 });
   });
 
   it('serves only the queues WORKER_QUEUES names, and refuses to boot on an unknown one', async () => {

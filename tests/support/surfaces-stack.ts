@@ -1,6 +1,7 @@
 import { JobName, QueueName } from '@engram/jobs';
 import { Queue } from 'bullmq';
-import { expect } from 'vitest';
+import { expect } from '@jest/globals';
+import { eventually } from '@engram/testing';
 import { startRedis, type TestRedis } from './redis.js';
 import { ScriptedAnthropicUpstream, type ScriptedAnthropicOptions } from './scripted-anthropic-upstream.js';
 import { ScriptedResponsesUpstream, type ScriptedResponsesOptions } from './scripted-responses-upstream.js';
@@ -57,7 +58,7 @@ export async function expectExtraction(stack: SurfacesStack, pool: string, user:
   const queue = new Queue(QueueName.Extract, { connection: { url: stack.redis.url } });
   try {
     const jobsOfPool = async () => (await queue.getJobs(['waiting', 'delayed', 'prioritized'])).filter((job) => (job.data as { pool?: string }).pool === pool);
-    await expect.poll(async () => (await jobsOfPool()).length, { timeout: 10_000 }).toBeGreaterThan(0);
+    await eventually(async () => expect((await jobsOfPool()).length).toBeGreaterThan(0), { timeout: 10_000 });
     const [job] = await jobsOfPool();
     expect(job?.name).toBe(JobName.ExtractExchange);
     expect(job?.data).toMatchObject({ pool, suggestions: ['User likes green tea'], exchange: { user, assistant: 'Sure.  Anything else?' } });

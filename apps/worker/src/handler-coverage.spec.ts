@@ -1,5 +1,5 @@
 import { JobName, QueueName } from '@engram/jobs';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { assertEveryJobHandled, type ProcessorDeclaration } from './handler-coverage.js';
 import { PROCESSOR_DECLARATIONS } from './processors/declarations.js';
 import { parseServedQueues } from './served-queues.js';

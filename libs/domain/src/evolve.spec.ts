@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { EVENT_SCHEMA_VERSION, EVENT_TYPES, type EventDataByType, type EventType, type MemoryEvent } from './events.js';
 import { INITIAL_MEMORY_STATE, affectedIds, evolve, replayEvents, type MemoryState } from './evolve.js';
 

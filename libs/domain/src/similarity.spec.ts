@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { contentTokens, groupNearDuplicates, mostSimilar, NEAR_DUPLICATE_SIMILARITY, textSimilarity } from './similarity.js';
 
 describe('textSimilarity', () => {

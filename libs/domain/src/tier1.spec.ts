@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import type { Category, MemoryEntry, MemoryType } from './memory-entry.js';
 import { TIER1_CLOSE, TIER1_NOTE, TIER1_OPEN, buildTier1 } from './tier1.js';
 

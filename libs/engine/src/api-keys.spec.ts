@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { ApiKeys, presentedKey } from './api-keys.js';
 import { selectPool } from './pool-selection.js';
 

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { MarkerStripper, stripMarkers } from './marker-stripper.js';
 
 function feed(pieces: readonly string[]): { visible: string; suggestions: readonly string[] } {

@@ -1,5 +1,5 @@
 import { MemoryPattern, type Tier1Response } from '@engram/contracts';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import type { MemoryPort } from './ports.js';
 import { Tier1Cache } from './tier1-cache.js';
 

@@ -1,5 +1,5 @@
 import type { MemoryEvent } from '@engram/domain';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { deriveBatchJobs, deriveJobs } from './derive-jobs.js';
 import { JobName } from './queue-name.js';
 

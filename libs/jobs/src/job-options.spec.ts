@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import type { JobItem } from './job-item.js';
 import { CONSOLIDATION_WINDOW_MS, decaySchedule, jobOptionsFor, workerOptionsFor } from './job-options.js';
 import { JobName, QueueName } from './queue-name.js';

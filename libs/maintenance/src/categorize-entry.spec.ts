@@ -1,5 +1,5 @@
 import { MemoryPattern } from '@engram/contracts';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { categorizeEntry } from './categorize-entry.js';
 import { entry, FakeMemory } from './fake-memory.fixture.js';
 

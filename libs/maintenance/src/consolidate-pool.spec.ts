@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
+import { because } from '@engram/testing';
 import { consolidatePool, DETERMINISTIC_MODEL } from './consolidate-pool.js';
 import { entry, FakeMemory, ScriptedLlm } from './fake-memory.fixture.js';
 
@@ -28,7 +29,7 @@ function expectNothingLost(memory: FakeMemory, ids: readonly string[]): void {
   const active = memory.active();
   for (const id of ids) {
     const reachable = active.some((item) => item.id === id || item.supersedes.includes(id));
-    expect(reachable, `${id} reachable`).toBe(true);
+    because(`${id} reachable`, () => expect(reachable).toBe(true));
   }
 }
 

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { validatePlan } from './consolidation-plan.js';
 
 const entries = [{ id: 'a' }, { id: 'b' }, { id: 'c' }];

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { decaySweep } from './decay-sweep.js';
 import { entry, FakeMemory } from './fake-memory.fixture.js';
 

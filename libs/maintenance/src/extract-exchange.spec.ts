@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { explicitFacts } from './exchange-facts.js';
 import { extractedMemoryId, extractExchange } from './extract-exchange.js';
 import { entry, FakeMemory } from './fake-memory.fixture.js';

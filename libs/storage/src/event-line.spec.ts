@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { EVENT_SCHEMA_VERSION, type MemoryEvent } from '@engram/domain';
 import { decodeEventLine, encodeEventLine } from './event-line.js';
 

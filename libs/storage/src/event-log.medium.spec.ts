@@ -1,6 +1,6 @@
 import { appendFileSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { EVENT_SCHEMA_VERSION, type NewEvent } from '@engram/domain';
 import { EventLog, EventLogCorruptError } from './event-log.js';
 import { silentLogger, tempDataDir } from './testing/temp-data-dir.js';

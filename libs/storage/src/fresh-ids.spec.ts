@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { FreshIds } from './fresh-ids.js';
 
 /** Ids id0, id1, ... in order, with `stored` standing for the database. */

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { MemoryError } from '@engram/contracts';
 import { CONTENT_MAX_CHARS } from '@engram/domain';
 import { DataDirLockedError } from './data-dir-lock.js';
@@ -26,7 +26,8 @@ afterEach(async () => {
 });
 
 async function expectError(promise: Promise<unknown>, code: MemoryError['code']): Promise<void> {
-  await expect(promise).rejects.toSatisfy((error: unknown) => error instanceof MemoryError && error.code === code);
+  await expect(promise).rejects.toBeInstanceOf(MemoryError);
+  await expect(promise).rejects.toMatchObject({ code });
 }
 function logText(): string {
   const events = join(dir.path, 'events');
@@ -90,7 +91,7 @@ describe('MemoryService on a real data dir', () => {
     const hits = await service.search({ pool: 'team', query: 'docker', recordReference: true, requestId: 'req-1' });
     expect(hits.map((hit) => hit.entry.id)).toEqual([docker.id]);
     for (const query of ['', '"', 'AND OR NOT', 'NEAR(', '🎉', '*', 'col:x', "it's"]) {
-      await expect(service.search({ pool: 'team', query })).resolves.toBeInstanceOf(Array);
+      expect(Array.isArray(await service.search({ pool: 'team', query }))).toBe(true);
     }
     expect((await service.search({ pool: 'team', query: '' })).map((hit) => hit.entry.id).sort()).toEqual([docker.id, zsh.id].sort());
     await service.close();

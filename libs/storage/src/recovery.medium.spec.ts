@@ -3,7 +3,7 @@ import { appendFileSync, copyFileSync, readFileSync, readdirSync, renameSync, tr
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { openMemoryService } from './open-memory-service.js';
 import { replayDataDir } from './rebuild.js';
 import { silentLogger, tempDataDir } from './testing/temp-data-dir.js';

@@ -1,5 +1,5 @@
 import { pino } from 'pino';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { ReferenceBatcher, type ReferenceGroup } from './reference-batcher.js';
 
 describe('ReferenceBatcher', () => {

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { CATEGORIES, INITIAL_MEMORY_STATE, evolve, type Category, type MemoryEntry } from '@engram/domain';
 import { compareEntries } from './entry-equality.js';
 import { EventLog } from './event-log.js';

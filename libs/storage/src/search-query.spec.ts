@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { toFtsMatch } from './search-query.js';
 
 describe('FTS5 query from user text', () => {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { MemoryError } from '@engram/contracts';
 import { CONTENT_MAX_CHARS } from '@engram/domain';
 import { validCategory, validContent, validId, validLimit, validPool, validQuery } from './validation.js';

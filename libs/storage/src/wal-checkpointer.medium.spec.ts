@@ -1,7 +1,7 @@
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { Projection } from './projection.js';
 import { storedEvent as stored } from './testing/stored-event.js';
 import { tempDataDir } from './testing/temp-data-dir.js';

@@ -1,5 +1,5 @@
 import { loadConfig } from '@engram/config';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { createLlm, OpenAiLlmRepository } from './llm.repository.js';
 
 describe('createLlm', () => {

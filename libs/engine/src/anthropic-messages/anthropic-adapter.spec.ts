@@ -1,7 +1,7 @@
 import { MessageStream } from '@anthropic-ai/sdk/lib/MessageStream';
 import type { Message } from '@anthropic-ai/sdk/resources/messages';
 import { MemoryPattern } from '@engram/contracts';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { MEMORY_TOOLS } from '../memory-tools.js';
 import { runScriptedTurn, TEST_TIER1, type ScriptedReply } from '../testing/scripted-turn.js';
 import { AnthropicMessagesAdapter } from './anthropic-adapter.js';
@@ -133,7 +133,7 @@ describe('runTurn with the Anthropic adapter, streaming', () => {
     });
     expect(continuation?.[1]).toEqual({
       role: 'user',
-      content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: expect.stringContaining('[id:m1] uses fish shell') as string }],
+      content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: expect.stringContaining('[id:m1] uses fish shell') }],
     });
   });
 
@@ -252,6 +252,6 @@ describe('runTurn with the Anthropic adapter, not streaming', () => {
 
     const unreachable = await run(ask('hi'), []);
     expect(unreachable.sink.status).toBe(502);
-    expect(JSON.parse(unreachable.sink.body)).toEqual({ type: 'error', error: { type: 'api_error', message: expect.stringContaining('ECONNREFUSED') as string } });
+    expect(JSON.parse(unreachable.sink.body)).toEqual({ type: 'error', error: { type: 'api_error', message: expect.stringContaining('ECONNREFUSED') } });
   });
 });

@@ -1,7 +1,7 @@
 import { MemoryError, MemoryPattern, type MemoryContract } from '@engram/contracts';
 import type { MemoryEntry } from '@engram/domain';
 import type { ExtractExchangeData } from '@engram/jobs';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { MEMORY_LIMIT_MESSAGE, MEMORY_TOOLS } from '../memory-tools.js';
 import { MemoryToolExecutor } from '../memory-tool-executor.js';
 import type { ClientSink, MemoryPort, UpstreamPort, UpstreamReply } from '../ports.js';

@@ -1,5 +1,5 @@
 import { MemoryPattern } from '@engram/contracts';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { MEMORY_TOOLS } from '../memory-tools.js';
 import { runScriptedTurn, TEST_TIER1, type ScriptedReply } from '../testing/scripted-turn.js';
 import { OpenAiResponsesAdapter } from './responses-adapter.js';
@@ -116,7 +116,7 @@ describe('runTurn with the Responses adapter, streaming', () => {
 
     expect(calls[0]).toMatchObject({ pattern: MemoryPattern.Search, request: { query: 'shell' } });
     expect((sent[1]?.input as ResponsesItem[]).map((item) => item.type ?? item['role'])).toEqual(['user', 'reasoning', 'function_call', 'function_call_output']);
-    expect((sent[1]?.input as ResponsesItem[]).at(-1)).toMatchObject({ call_id: 'call_m', output: expect.stringContaining('[id:m1]') as string });
+    expect((sent[1]?.input as ResponsesItem[]).at(-1)).toMatchObject({ call_id: 'call_m', output: expect.stringContaining('[id:m1]') });
   });
 
   it('in a mixed turn gives the client its own function call only, and strips markers', async () => {

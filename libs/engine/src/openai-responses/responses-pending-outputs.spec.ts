@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { PendingMemoryOutputs } from './responses-pending-outputs.js';
 
 const output = (callId: string) => ({ type: 'function_call_output', call_id: callId, output: 'Stored [id:m1] x' });

@@ -1,0 +1,2 @@
+export * from './because.js';
+export * from './eventually.js';
