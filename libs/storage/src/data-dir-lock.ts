@@ -30,7 +30,10 @@ export class DataDirLock {
       return new DataDirLock(db);
     } catch (error) {
       db.close();
-      if (error instanceof Error && /SQLITE_BUSY|database is locked/i.test(`${(error as { code?: string }).code} ${error.message}`)) {
+      // Read by shape, not `instanceof Error`: better-sqlite3's addon builds its errors from the classes of the
+      // first realm that loaded it, and jest runs each spec file in a realm of its own.
+      const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+      if (/SQLITE_BUSY|database is locked/i.test(`${String(code)} ${String(message)}`)) {
         throw new DataDirLockedError(
           `the data dir ${dirname(lockPath)} is in use by another engram process (the memory service or a CLI command); stop it first`,
         );
