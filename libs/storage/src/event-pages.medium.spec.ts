@@ -1,8 +1,7 @@
 import { openSync, readFileSync, readdirSync, writeSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MemoryError } from '@engram/contracts';
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import type { MemoryService } from './memory-service.js';
 import { openMemoryService } from './open-memory-service.js';
 import { silentLogger, tempDataDir } from './testing/temp-data-dir.js';
@@ -64,7 +63,7 @@ describe('event pages served from the event index', () => {
       { pool: 'team', memoryId: '../x' },
       { pool: '../etc' },
     ]) {
-      await expect(service.events(request)).rejects.toSatisfy((error: unknown) => error instanceof MemoryError && error.code === 'invalid_request');
+      await expect(service.events(request)).rejects.toThrow(expect.objectContaining({ name: 'MemoryError', code: 'invalid_request' }));
     }
   });
 
