@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startSurfacesStack, type SurfacesStack } from '../support/surfaces-stack.js';
 
 /** Bad bodies a client (or a fuzzer) sends: each a 4xx in its surface's shape, never a 500, a 502 or a reset. */

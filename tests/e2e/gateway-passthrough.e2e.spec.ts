@@ -1,6 +1,6 @@
 import OpenAI, { APIError } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { eventually } from '@engram/testing';
+import { because, eventually } from '@engram/testing';
 import { contentText, startGatewayStack, type GatewayStack } from '../support/gateway-fixture.js';
 import { rawRequest } from '../support/raw-http.js';
 import type { RecordedRequest } from '../support/scripted-http.js';
@@ -188,8 +188,8 @@ describe('gateway pass-through and failures (openai SDK client)', () => {
     ]) {
       for (const headers of [{}, { 'anthropic-version': '2023-06-01' }] as Record<string, string>[]) {
         const response = await rawRequest(stack.gateway.url, { method: 'GET', path, headers: { authorization: 'Bearer sk-client', ...headers } });
-        expect(response.status, path).toBe(400);
-        expect(response.body, path).toContain('"invalid_request_error"');
+        because(path, () => expect(response.status).toBe(400));
+        because(path, () => expect(response.body).toContain('"invalid_request_error"'));
       }
     }
     expect(stack.upstream.requests.length).toBe(before);
@@ -229,7 +229,7 @@ describe('gateway pass-through and failures (openai SDK client)', () => {
       ['POST', JSON.stringify({ content: 'I deploy on a NAS' })],
     ] as const) {
       const rest = await fetch(`${stack.gateway.url}/engram/pools/default/memories`, { method, headers: { 'content-type': 'application/json' }, ...(body ? { body } : {}) });
-      expect(rest.status, method).toBe(503);
+      because(method, () => expect(rest.status).toBe(503));
       expect(await rest.json()).toMatchObject({ error: { type: 'service_unavailable', code: 'unavailable' } });
     }
 

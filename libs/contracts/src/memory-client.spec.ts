@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:net';
 import { ClientProxyFactory, Transport } from '@nestjs/microservices';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from '@jest/globals';
 import { MemoryClient } from './memory-client.js';
 import { MemoryError } from './memory-error.js';
 import { MemoryPattern } from './memory-pattern.js';

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { AnthropicMessagesAdapter } from './anthropic-messages/anthropic-adapter.js';
 import { EngramHttpError, upstreamError } from './errors.js';
 import { OpenAiChatAdapter } from './openai-chat/chat-adapter.js';
