@@ -1,21 +1,11 @@
 import type { MemoryEvent } from '@engram/domain';
 import { describe, expect, it } from '@jest/globals';
+import { storedEvent } from '@engram/testing';
 import { deriveBatchJobs, deriveJobs } from './derive-jobs.js';
 import { JobName } from './queue-name.js';
 
-function stored(category: 'project' | null, seq = 7, pool = 'team'): MemoryEvent {
-  return {
-    seq,
-    id: `ev-${seq}`,
-    type: 'memory.stored',
-    at: '2026-12-01T10:00:00.000Z',
-    pool,
-    actor: 'llm',
-    causationId: null,
-    schemaVersion: 1,
-    data: { id: 'm1', type: 'MEMORY', category, content: 'uses pnpm', confidence: 1, source: 'llm' },
-  };
-}
+const stored = (category: 'project' | null, seq = 7, pool = 'team'): MemoryEvent =>
+  storedEvent(seq, { id: 'm1', category, content: 'uses pnpm', source: 'llm' }, { id: `ev-${seq}`, pool, actor: 'llm', at: '2026-12-01T10:00:00.000Z' });
 
 describe('deriveJobs', () => {
   const small = { activeCount: () => 3, consolidationThreshold: 20 };

@@ -1,12 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
+import { memoryEntry } from '@engram/testing';
 import type { MemoryEntry } from '@engram/domain';
 import { parseFlatFile, renderFlatFile } from './flat-file-format.js';
 
-const entry = (id: string, content: string, category: MemoryEntry['category']): MemoryEntry => ({
-  id, pool: 'p', type: 'MEMORY', category, content, confidence: 1, createdAt: '2026-01-01T00:00:00.000Z',
-  updatedAt: '2026-01-01T00:00:00.000Z', lastReferenced: null, referenceCount: 0, isConfirmed: false,
-  isArchived: false, source: 'llm', supersededBy: null, supersedes: [],
-});
+const entry = (id: string, content: string, category: MemoryEntry['category']): MemoryEntry => memoryEntry(id, { content, category });
 
 describe('flat files', () => {
   it('separates entries with a § line and names each id and category', () => {

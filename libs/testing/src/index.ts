@@ -1,2 +1,4 @@
 export * from './because.js';
 export * from './eventually.js';
+export * from './factories.js';
+export * from './recording-logger.js';

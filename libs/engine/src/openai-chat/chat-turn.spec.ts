@@ -2,6 +2,7 @@ import { MemoryError, MemoryPattern, type MemoryContract } from '@engram/contrac
 import type { MemoryEntry } from '@engram/domain';
 import type { ExtractExchangeData } from '@engram/jobs';
 import { describe, expect, it } from '@jest/globals';
+import { memoryEntry } from '@engram/testing';
 import { MEMORY_LIMIT_MESSAGE, MEMORY_TOOLS } from '../memory-tools.js';
 import { MemoryToolExecutor } from '../memory-tool-executor.js';
 import type { ClientSink, MemoryPort, UpstreamPort, UpstreamReply } from '../ports.js';
@@ -91,7 +92,7 @@ function recordingSink(): ClientSink & { written: string; status: number; body: 
 }
 
 function entry(id: string, content: string): MemoryEntry {
-  return { id, pool: 'p', type: 'MEMORY', category: null, content, confidence: 1, createdAt: '', updatedAt: '', lastReferenced: null, referenceCount: 0, isConfirmed: false, isArchived: false, source: 'llm', supersededBy: null, supersedes: [] };
+  return memoryEntry(id, { content });
 }
 
 /** A memory service double: stores in a list, searches by substring. */

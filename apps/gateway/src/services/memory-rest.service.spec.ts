@@ -1,0 +1,97 @@
+import { describe, expect, it } from '@jest/globals';
+import { MemoryError, MemoryPattern, type MemoryClient, type MemoryErrorCode, type Tier1Response } from '@engram/contracts';
+import { Tier1Cache } from '@engram/engine';
+import { memoryEntry } from '@engram/testing';
+import { MemoryRestService } from './memory-rest.service.js';
+
+type Call = readonly [pattern: string, request: Record<string, unknown>];
+
+/** The memory service behind the RPC client: records each call; answers with an entry, a Tier 1, or the error it is told to. */
+class RecordingMemory implements Pick<MemoryClient, 'call'> {
+  readonly calls: Call[] = [];
+  failWith: MemoryErrorCode | undefined;
+
+  call: MemoryClient['call'] = async (pattern, request) => {
+    this.calls.push([pattern, request as Record<string, unknown>]);
+    if (this.failWith) throw new MemoryError(this.failWith, `refused with ${this.failWith}`);
+    const { pool } = request as { pool: string };
+    if (pattern === MemoryPattern.Tier1) return { pool, block: `tier1 #${this.calls.length}`, ids: [], seq: this.calls.length } satisfies Tier1Response as never;
+    if (pattern === MemoryPattern.Search) return [{ entry: memoryEntry('m1', { pool }), score: 2, effectiveConfidence: 0.9 }] as never;
+    if (pattern === MemoryPattern.List) return [memoryEntry('m1', { pool })] as never;
+    return memoryEntry('m1', { pool }) as never;
+  };
+
+  patterns(): string[] {
+    return this.calls.map(([pattern]) => pattern);
+  }
+}
+
+function newRestService() {
+  const memory = new RecordingMemory();
+  const cache = new Tier1Cache(memory, { ttlMs: 60_000 });
+  return { rest: new MemoryRestService(memory, cache), memory, cache };
+}
+
+describe('MemoryRestService', () => {
+  it('stores what a person writes as actor and source user, and drops the pool’s cached Tier 1', async () => {
+    const { rest, memory, cache } = newRestService();
+    await cache.get('team', 'r0');
+    await rest.create('team', { content: '  uses pnpm  ', category: 'preference' }, 'r1');
+    expect(memory.calls[1]).toEqual([
+      MemoryPattern.Store,
+      { pool: 'team', content: 'uses pnpm', category: 'preference', source: 'user', actor: 'user', requestId: 'r1', causationId: 'r1' },
+    ]);
+    await cache.get('team', 'r2');
+    expect(memory.patterns()).toEqual([MemoryPattern.Tier1, MemoryPattern.Store, MemoryPattern.Tier1]);
+  });
+
+  it('refuses a body it does not know with a 400 naming the field, before memory is asked', async () => {
+    const { rest, memory } = newRestService();
+    await expect(rest.create('team', { content: '' }, 'r1')).rejects.toMatchObject({ status: 400, code: 'invalid_request', message: expect.stringContaining('content') });
+    await expect(rest.update('team', 'm1', { content: 'x', colour: 'red' }, 'r1')).rejects.toMatchObject({ status: 400 });
+    await expect(rest.list('team', { limit: '0' }, 'r1')).rejects.toMatchObject({ status: 400, message: expect.stringContaining('limit') });
+    expect(memory.calls).toEqual([]);
+  });
+
+  it('answers memory’s refusals with the HTTP status a person can act on', async () => {
+    const { rest, memory } = newRestService();
+    for (const [code, status, type] of [
+      ['not_found', 404, 'invalid_request_error'],
+      ['conflict', 409, 'invalid_request_error'],
+      ['unavailable', 503, 'service_unavailable'],
+      ['unauthorized', 503, 'service_unavailable'],
+      ['internal', 500, 'server_error'],
+    ] as const) {
+      memory.failWith = code;
+      await expect(rest.remove('team', 'm1', false, 'r1')).rejects.toMatchObject({ status, type, code });
+    }
+  });
+
+  it('searches without recording references when the list has a query, and lists otherwise', async () => {
+    const { rest, memory } = newRestService();
+    expect(await rest.list('team', { q: 'pnpm', archived: 'true' }, 'r1')).toEqual({ data: [expect.objectContaining({ id: 'm1', score: 2, effectiveConfidence: 0.9 })] });
+    await rest.list('team', { archived: 'false', limit: '5' }, 'r2');
+    expect(memory.calls).toEqual([
+      [MemoryPattern.Search, { pool: 'team', query: 'pnpm', includeArchived: true, recordReference: false, requestId: 'r1' }],
+      [MemoryPattern.List, { pool: 'team', archived: false, limit: 5, requestId: 'r2' }],
+    ]);
+  });
+
+  it('turns one update into the commands it names, in order, and answers the entry as it ends', async () => {
+    const { rest, memory } = newRestService();
+    await rest.update('team', 'm1', { content: 'uses bun', confirmed: true, archived: false }, 'r1');
+    expect(memory.patterns()).toEqual([MemoryPattern.Update, MemoryPattern.Confirm, MemoryPattern.Restore]);
+    await rest.update('team', 'm1', {}, 'r2');
+    expect(memory.patterns().at(-1)).toBe(MemoryPattern.Get);
+  });
+
+  it('purges only when asked to, and deletes with the reason a person gives otherwise', async () => {
+    const { rest, memory } = newRestService();
+    await rest.remove('team', 'm1', true, 'r1');
+    await rest.remove('team', 'm1', false, 'r2');
+    expect(memory.calls).toEqual([
+      [MemoryPattern.Purge, { pool: 'team', id: 'm1', actor: 'user', requestId: 'r1', causationId: 'r1' }],
+      [MemoryPattern.Delete, { pool: 'team', id: 'm1', actor: 'user', requestId: 'r2', causationId: 'r2', reason: 'deleted by a person' }],
+    ]);
+  });
+});
