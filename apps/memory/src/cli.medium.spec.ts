@@ -76,6 +76,25 @@ describe('npx engram', () => {
     expect(verify.stdout).toMatch(/0000000000000001\.ndjson, line 2: checksum mismatch/);
   });
 
+  it('verify and replay name a complete last line that fails its checksum, and neither cuts it', async () => {
+    const { fact } = await seed();
+    const service = await open();
+    await service.purge({ pool: 'team', actor: 'user', id: fact });
+    await service.close();
+    const segment = join(dataDir, 'events', readdirSync(join(dataDir, 'events'))[0] ?? '');
+    // The purge is the last line; damage it as a disk would, keeping its newline.
+    const damaged = readFileSync(segment, 'utf8').replace(/"memory\.purged"(?=[^\n]*\n$)/, '"memory.purgeD"');
+    writeFileSync(segment, damaged);
+    const lastLine = damaged.trimEnd().split('\n').length;
+    const verify = await engram('verify', '--data-dir', dataDir);
+    expect(verify.code).toBe(1);
+    expect(verify.stdout).toMatch(new RegExp(`0000000000000001\\.ndjson, line ${lastLine}: checksum mismatch`));
+    const replay = await engram('replay', '--data-dir', dataDir);
+    expect(replay.code).toBe(1);
+    expect(replay.stderr + replay.stdout).toMatch(new RegExp(`line ${lastLine}: checksum mismatch`));
+    expect(readFileSync(segment, 'utf8')).toBe(damaged);
+  });
+
   it('refuses to replay while the memory service holds the data dir', async () => {
     await seed();
     const service = await open();

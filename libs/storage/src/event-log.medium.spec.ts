@@ -78,15 +78,21 @@ describe('event log', () => {
     expect((await open()).read(0).map((event) => event.data)).toMatchObject([{ id: 'a' }, { id: 'b' }, { id: 'c' }]);
   });
 
-  it('cuts a complete last line whose checksum fails', async () => {
+  it('refuses to open, cutting nothing, when a complete last line fails its checksum, naming the segment and line', async () => {
     const log = await open();
     await log.append([stored('a'), stored('b', 'original')]);
     await log.close();
     const segment = join(eventsDir, segments()[0] ?? '');
-    writeFileSync(segment, readFileSync(segment, 'utf8').replace('original', 'tampered'));
-    const reopened = await open();
-    expect(reopened.lastSeq).toBe(1);
-    await reopened.close();
+    const damaged = readFileSync(segment, 'utf8').replace('original', 'tampered');
+    writeFileSync(segment, damaged);
+    for (const readOnly of [false, true]) {
+      const error = await EventLog.open({ dir: eventsDir, logger: silentLogger(), readOnly }).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(EventLogCorruptError);
+      expect(error).toMatchObject({ segment: '0000000000000001.ndjson', line: 2 });
+      expect(String(error)).toMatch(/0000000000000001\.ndjson, line 2: checksum mismatch/);
+    }
+    // The damaged line is still there for a person to look at.
+    expect(readFileSync(segment, 'utf8')).toBe(damaged);
   });
 
   it('refuses to open when a line in the middle is corrupt, naming the segment and line', async () => {

@@ -9,7 +9,7 @@ export const DEFAULT_SEGMENT_MAX_BYTES = 64 * 1024 * 1024;
 const SEGMENT_PATTERN = /^(\d{16})\.ndjson$/;
 const APPEND_DURABLY = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_DSYNC;
 
-/** A line in the middle of the log is damaged: starting would silently lose or reorder events. */
+/** A complete line of the log is damaged: starting would silently lose or reorder events. */
 export class EventLogCorruptError extends Error {
   override name = 'EventLogCorruptError';
   constructor(
@@ -17,7 +17,7 @@ export class EventLogCorruptError extends Error {
     readonly line: number,
     readonly reason: string,
   ) {
-    super(`event log segment ${segment}, line ${line}: ${reason}; the log is damaged before its last line, refusing to start`);
+    super(`event log segment ${segment}, line ${line}: ${reason}; the log is damaged, refusing to start (see ops/RECOVERY.md)`);
   }
 }
 
@@ -337,7 +337,7 @@ export function segmentName(firstSeq: number): string {
   return `${String(firstSeq).padStart(16, '0')}.ndjson`;
 }
 
-/** Reads and checks every segment; cuts a torn or corrupt last line; throws on damage anywhere else. */
+/** Reads and checks every segment; cuts a torn last line (no newline); throws on any damaged complete line. */
 function scanSegments(dir: string, logger: Logger, readOnly: boolean, purged: Set<string>): Segment[] {
   const names = readdirSync(dir)
     .filter((name) => SEGMENT_PATTERN.test(name))
@@ -364,7 +364,9 @@ function scanSegments(dir: string, logger: Logger, readOnly: boolean, purged: Se
       const problem = !decoded.ok ? decoded.reason : decoded.event.seq !== expected ? `seq ${decoded.event.seq}, expected ${expected}` : null;
       if (problem !== null) {
         const rest = buffer.subarray(offset);
-        const onlyTornTail = isLastSegment && !hasLaterLine(rest);
+        // Only a write cut short by a crash: it never got its newline. A complete line that fails its
+        // checksum is damage (a disk, a person), and cutting it could drop an event such as a purge.
+        const onlyTornTail = isLastSegment && newline === -1;
         if (!onlyTornTail) throw new EventLogCorruptError(name, lineNumber, problem);
         if (readOnly) throw new EventLogCorruptError(name, lineNumber, `torn last line (${problem}); starting the service cuts it`);
         cutTail(path, offset);
@@ -384,17 +386,6 @@ function scanSegments(dir: string, logger: Logger, readOnly: boolean, purged: Se
 /** A redaction interrupted before its rename leaves a temp file; the segment itself is intact. */
 function removeLeftovers(dir: string): void {
   for (const name of readdirSync(dir)) if (name.endsWith('.redact-tmp')) rmSync(join(dir, name), { force: true });
-}
-
-/** True when, after the first line of `rest`, another non-blank line follows: then it is not a torn tail. */
-function hasLaterLine(rest: Buffer): boolean {
-  const newline = rest.indexOf(0x0a);
-  if (newline === -1) return false;
-  return rest
-    .subarray(newline + 1)
-    .toString('utf8')
-    .split('\n')
-    .some((line) => line.replace(/\0/g, '').trim() !== '');
 }
 
 function cutTail(path: string, length: number): void {
