@@ -152,6 +152,31 @@ describe('gateway keys and pools', () => {
     expect(JSON.stringify(events.data)).not.toContain('PostgreSQL');
   });
 
+  it('stores once when a write that timed out against a stalled memory service is retried with the same Idempotency-Key', async () => {
+    const key = 'admin-key';
+    const body = { content: 'Zeta deploys on Fridays', category: 'project' };
+    const headers = { 'idempotency-key': 'zeta-create-1' };
+    const memory = stack.memory!.process.child;
+    memory.kill('SIGSTOP');
+    let timedOut: Response;
+    try {
+      timedOut = await rest('POST', '/engram/pools/zeta/memories', key, body, headers);
+    } finally {
+      memory.kill('SIGCONT');
+    }
+    expect(timedOut.status).toBe(503);
+    const retried = await rest('POST', '/engram/pools/zeta/memories', key, body, headers);
+    expect(retried.status).toBe(201);
+    const entry = (await retried.json()) as { id: string; content: string };
+    expect(entry.content).toBe(body.content);
+    const again = (await (await rest('POST', '/engram/pools/zeta/memories', key, body, headers)).json()) as { id: string };
+    expect(again.id).toBe(entry.id);
+    const listed = (await (await rest('GET', '/engram/pools/zeta/memories', key)).json()) as { data: { id: string }[] };
+    expect(listed.data.map((item) => item.id)).toEqual([entry.id]);
+    // A malformed key is the caller's mistake.
+    expect((await rest('POST', '/engram/pools/zeta/memories', key, body, { 'idempotency-key': 'two words' })).status).toBe(400);
+  });
+
   it("pages a pool's events with limit and cursor, reads one entry's history, and keeps both to granted keys", async () => {
     type Page = { data: { seq: number; type: string; pool: string; data: { id?: string } }[]; nextCursor: string | null };
     const key = 'admin-key';

@@ -12,6 +12,11 @@ export interface StoreRequest extends WriteMeta {
   readonly pool: string;
   /** Caller-chosen id (4-64 of A-Za-z0-9_-): storing an existing id returns the existing entry, no new event. */
   readonly id?: string;
+  /**
+   * Without `id`: a retry of this store with the same key (in the same pool) returns the entry the
+   * first attempt stored instead of storing another (the REST `Idempotency-Key`, the model's tool call).
+   */
+  readonly idempotencyKey?: string;
   readonly content: string;
   readonly type?: MemoryType;
   readonly category?: Category | null;

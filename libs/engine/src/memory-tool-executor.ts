@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { MemoryError, MemoryPattern, type SearchHit } from '@engram/contracts';
 import { CATEGORIES, CONTENT_MAX_CHARS, MEMORY_TYPES, type MemoryEntry } from '@engram/domain';
 import { z } from 'zod';
@@ -51,19 +52,22 @@ export class MemoryToolExecutor {
       return `Error: invalid arguments for ${name} (${problems}). Check the tool's schema and call it again.`;
     }
     try {
-      return await this.execute(name, parsed.data, context);
+      return await this.execute(name, parsed.data, context, call.id);
     } catch (error) {
       return describeFailure(error);
     }
   }
 
-  private async execute(name: ToolName, args: ArgsOf<ToolName>, { pool, requestId }: TurnContext): Promise<string> {
+  private async execute(name: ToolName, args: ArgsOf<ToolName>, { pool, requestId }: TurnContext, callId: string): Promise<string> {
     const meta = { actor: 'llm' as const, requestId, causationId: requestId };
     switch (name) {
       case 'store_memory': {
         const a = args as ArgsOf<'store_memory'>;
         const entry = await this.memory.call(MemoryPattern.Store, {
           pool,
+          // The same call run twice stores once. With the content in the key, two conversations whose
+          // model numbers its calls alike (`call_0`) never share an entry unless they store the same text.
+          idempotencyKey: `tool-call:${createHash('sha256').update(`${callId}\n${a.content}`).digest('hex')}`,
           content: a.content,
           ...(a.type ? { type: a.type } : {}),
           ...(a.category !== undefined ? { category: a.category } : {}),

@@ -38,6 +38,7 @@ import type { EventLog } from './event-log.js';
 import { EventPages } from './event-pages.js';
 import type { FlatFiles } from './flat-files.js';
 import { FreshIds } from './fresh-ids.js';
+import { idempotentMemoryId } from './idempotency.js';
 import { newEventId, newMemoryId } from './ids.js';
 import type { Projection } from './projection.js';
 import { ReferenceBatcher, type ReferenceGroup } from './reference-batcher.js';
@@ -145,15 +146,20 @@ export class MemoryService {
     const type = request.type === undefined ? defaultType(category) : validType(request.type);
     const confidence = request.confidence === undefined ? 1 : validConfidence(request.confidence);
     const source = request.source === undefined ? (context.actor === 'user' ? 'user' : 'llm') : validSource(request.source);
-    if (request.id !== undefined) {
-      const id = validId(request.id);
-      const existing = this.current(id);
+    const chosen =
+      request.id !== undefined
+        ? validId(request.id)
+        : request.idempotencyKey !== undefined
+          ? idempotentMemoryId(context.pool, request.idempotencyKey)
+          : undefined;
+    if (chosen !== undefined) {
+      const existing = this.current(chosen);
       if (existing) {
-        if (existing.pool !== context.pool) throw new MemoryError('conflict', `id ${id} is taken by another pool`);
-        return this.settled(id);
+        if (existing.pool !== context.pool) throw new MemoryError('conflict', `id ${chosen} is taken by another pool`);
+        return this.settled(chosen);
       }
     }
-    const id = request.id ?? this.freshId();
+    const id = chosen ?? this.freshId();
     // Both ways of choosing the id just found it unused: no need to read it again while tracking.
     const [event] = await this.commit([this.event(context, 'memory.stored', { id, type, category, content, confidence, source })], id);
     // The stored entry is exactly what the event says (the projection applies the same changesOf).

@@ -21,7 +21,7 @@ export class MemoriesController {
   @Post('memories')
   @HttpCode(201)
   create(@Param('pool') pool: string, @Body() body: unknown, @Req() request: FastifyRequest): Promise<unknown> {
-    return this.memories.create(this.pool(request, pool), json(body), request.id);
+    return this.memories.create(this.pool(request, pool), json(body), request.id, request.headers['idempotency-key']);
   }
 
   @Patch('memories/:id')

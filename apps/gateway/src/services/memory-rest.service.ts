@@ -22,6 +22,7 @@ const ListQuery = z.object({
   archived: z.enum(['true', 'false']).optional(),
   limit: z.coerce.number().int().min(1).max(500).optional(),
 });
+const IdempotencyKey = z.string('Idempotency-Key must be given once').regex(/^[\x21-\x7e]{1,255}$/, 'Idempotency-Key must be 1-255 printable ASCII characters without spaces');
 const EventsQuery = z.object({
   after: z.coerce.number().int().min(0).default(0),
   limit: z.coerce.number().int().min(1).max(1000).optional(),
@@ -74,10 +75,13 @@ export class MemoryRestService {
     return { data: entries };
   }
 
-  async create(pool: string, body: unknown, requestId: string): Promise<unknown> {
+  /** With an `Idempotency-Key`, a retry returns the entry the first attempt stored (even one that timed out). */
+  async create(pool: string, body: unknown, requestId: string, idempotencyKey?: string | string[]): Promise<unknown> {
     const b = parse(CreateBody, body);
+    const key = idempotencyKey === undefined ? undefined : parse(IdempotencyKey, idempotencyKey);
     const entry = await this.call(MemoryPattern.Store, {
       pool,
+      ...(key !== undefined ? { idempotencyKey: key } : {}),
       content: b.content,
       ...(b.type ? { type: b.type } : {}),
       ...(b.category !== undefined ? { category: b.category } : {}),
