@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { MemoryPattern } from '@engram/contracts';
 import { MemoryToolExecutor } from './memory-tool-executor.js';
 import type { MemoryPort } from './ports.js';

@@ -1,5 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MemoryError } from '@engram/contracts';
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import type { MemoryService } from './memory-service.js';
 import { openMemoryService } from './open-memory-service.js';
 import { replayDataDir } from './rebuild.js';
@@ -50,8 +49,8 @@ describe('stores with an idempotency key', () => {
     expect(inOther.id).not.toBe(inTeam.id);
     expect(inOther.pool).toBe('other');
     for (const idempotencyKey of ['', 'has space', 'x'.repeat(256), 'ünïcode', 42]) {
-      await expect(service.store({ ...team, content: 'x', idempotencyKey: idempotencyKey as string })).rejects.toSatisfy(
-        (error: unknown) => error instanceof MemoryError && error.code === 'invalid_request',
+      await expect(service.store({ ...team, content: 'x', idempotencyKey: idempotencyKey as string })).rejects.toThrow(
+        expect.objectContaining({ name: 'MemoryError', code: 'invalid_request' }),
       );
     }
   });
