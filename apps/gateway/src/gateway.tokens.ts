@@ -8,3 +8,4 @@ export const HEALTH_SERVICE = Symbol('HEALTH_SERVICE');
 export const METRICS = Symbol('METRICS');
 export const SURFACES = Symbol('SURFACES');
 export const TOKEN_COUNT_SERVICE = Symbol('TOKEN_COUNT_SERVICE');
+export const MCP_SERVICE = Symbol('MCP_SERVICE');

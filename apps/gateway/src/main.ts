@@ -17,6 +17,7 @@ import { MetricsRepository } from './repositories/metrics.repository.js';
 import { UpstreamRepository } from './repositories/upstream.repository.js';
 import { AccessService } from './services/access.service.js';
 import { HealthService } from './services/health.service.js';
+import { McpService } from './services/mcp.service.js';
 import { MemoryGate } from './services/memory-gate.service.js';
 import { MemoryRestService } from './services/memory-rest.service.js';
 import { TokenCountService } from './services/token-count.service.js';
@@ -70,10 +71,11 @@ async function bootstrap(): Promise<void> {
     auth: 'x-api-key',
     timeoutMs: config.upstream.timeoutMs,
   });
+  const tools = new MemoryToolExecutor(memoryClient, (pool) => cache.evict(pool));
   const turns = new TurnService({
     access,
     gate,
-    tools: new MemoryToolExecutor(memoryClient, (pool) => cache.evict(pool)),
+    tools,
     extraction,
     metrics,
     logger,
@@ -99,6 +101,7 @@ async function bootstrap(): Promise<void> {
         responses: { route: 'responses', adapter: new OpenAiResponsesAdapter(), upstream: chatUpstream },
       },
       tokenCounts: new TokenCountService({ access, gate, maxIterations: config.memoryToolMaxIterations, logger }),
+      mcp: new McpService({ access, memory: memoryClient, tools, metrics, logger }),
     }),
     adapter,
     { logger: new NestPinoLogger(logger), bodyParser: false },

@@ -7,6 +7,7 @@ import { Command, CommanderError } from 'commander';
 import { backupCommand } from './cli/backup.js';
 import { exportCommand } from './cli/export.js';
 import { importFlatCommand } from './cli/import-flat.js';
+import { mcpCommand } from './cli/mcp.js';
 import { replayCommand } from './cli/replay.js';
 import { restoreCommand } from './cli/restore.js';
 import { statsCommand } from './cli/stats.js';
@@ -19,10 +20,10 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
 });
 
 const program = new Command('engram')
-  .description('Engram operator commands: rebuild, check, recover and inspect the memory data dir')
+  .description('Engram operator commands: rebuild, check, recover and inspect the memory data dir; mcp, the stdio MCP bridge')
   .showHelpAfterError()
   .exitOverride();
-for (const command of [replayCommand(), verifyCommand(), importFlatCommand(), exportCommand(), statsCommand(), backupCommand(), restoreCommand()]) {
+for (const command of [replayCommand(), verifyCommand(), importFlatCommand(), exportCommand(), statsCommand(), backupCommand(), restoreCommand(), mcpCommand()]) {
   program.addCommand(command.exitOverride());
 }
 

@@ -3,7 +3,7 @@ import type { Category, MemorySource, MemoryType } from './memory-entry.js';
 export const EVENT_SCHEMA_VERSION = 1;
 
 /** Actors: who caused a change. Free-form beyond these, e.g. `worker:decay`. */
-export type Actor = 'llm' | 'user' | 'system' | `worker:${string}` | `cli:${string}`;
+export type Actor = 'llm' | 'mcp' | 'user' | 'system' | `worker:${string}` | `cli:${string}`;
 
 export interface MemoryStoredData {
   readonly id: string;

@@ -9,6 +9,7 @@
  * - `memory-tools.ts` / `memory-tool-executor.ts`: the six tools and their execution.
  * - `tier1-cache.ts`, `marker-stripper.ts`, `client-view.ts`, `extraction.ts`.
  * - `api-keys.ts`, `pool-selection.ts`, `errors.ts`: auth, pools and error shape for every surface.
+ * - `mcp/`: the same tools and the pool's memory as an MCP server.
  * - `openai-chat/`: the reference adapter.
  */
 export * from './turn.js';
@@ -27,6 +28,7 @@ export * from './turn-runner.js';
 export * from './relay.js';
 export * from './json-body.js';
 export * from './passthrough-path.js';
+export * from './mcp/memory-mcp-server.js';
 export * from './openai-chat/chat-types.js';
 export * from './openai-chat/chat-adapter.js';
 export * from './openai-chat/chat-stream-rewriter.js';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { MemoryError, MemoryPattern, type SearchHit } from '@engram/contracts';
-import { CATEGORIES, CONTENT_MAX_CHARS, MEMORY_TYPES, type MemoryEntry } from '@engram/domain';
+import { CATEGORIES, CONTENT_MAX_CHARS, MEMORY_TYPES, type Actor, type MemoryEntry } from '@engram/domain';
 import { z } from 'zod';
 import type { MemoryPort } from './ports.js';
 import type { ToolCall, ToolResult, TurnContext } from './turn.js';
@@ -21,6 +21,12 @@ const schemas = {
 type ToolName = keyof typeof schemas;
 type ArgsOf<N extends ToolName> = z.infer<(typeof schemas)[N]>;
 
+/** Who runs the calls: the gateway's loop for the model (`llm`), or an MCP client (`mcp`). */
+export type ToolActor = Extract<Actor, 'llm' | 'mcp'>;
+
+/** A call the model got wrong in a way only the memory state shows (no field to change, unknown id). */
+class ToolCallError extends Error {}
+
 /**
  * Runs the model's memory calls against the memory service. Every outcome, including bad
  * arguments and an unreachable service, is a readable tool result: a memory call never fails
@@ -33,33 +39,35 @@ export class MemoryToolExecutor {
     private readonly onWrite: (pool: string) => void = () => undefined,
   ) {}
 
-  async run(call: ToolCall, context: TurnContext): Promise<ToolResult> {
-    return { callId: call.id, name: call.name, content: await this.answer(call, context) };
+  async run(call: ToolCall, context: TurnContext, actor: ToolActor = 'llm'): Promise<ToolResult> {
+    const { content, isError } = await this.answer(call, context, actor);
+    return { callId: call.id, name: call.name, content, isError };
   }
 
-  private async answer(call: ToolCall, context: TurnContext): Promise<string> {
-    if (!(call.name in schemas)) return `Error: ${call.name} is not a memory tool.`;
+  private async answer(call: ToolCall, context: TurnContext, actor: ToolActor): Promise<{ content: string; isError: boolean }> {
+    const failed = (content: string) => ({ content, isError: true });
+    if (!(call.name in schemas)) return failed(`Error: ${call.name} is not a memory tool.`);
     const name = call.name as ToolName;
     let raw: unknown;
     try {
       raw = call.arguments.trim() === '' ? {} : JSON.parse(call.arguments);
     } catch {
-      return `Error: the arguments of ${name} are not valid JSON. Call it again with a JSON object.`;
+      return failed(`Error: the arguments of ${name} are not valid JSON. Call it again with a JSON object.`);
     }
     const parsed = schemas[name].safeParse(raw);
     if (!parsed.success) {
       const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'arguments'}: ${issue.message}`).join('; ');
-      return `Error: invalid arguments for ${name} (${problems}). Check the tool's schema and call it again.`;
+      return failed(`Error: invalid arguments for ${name} (${problems}). Check the tool's schema and call it again.`);
     }
     try {
-      return await this.execute(name, parsed.data, context, call.id);
+      return { content: await this.execute(name, parsed.data, context, call.id, actor), isError: false };
     } catch (error) {
-      return describeFailure(error);
+      return failed(describeFailure(error));
     }
   }
 
-  private async execute(name: ToolName, args: ArgsOf<ToolName>, { pool, requestId }: TurnContext, callId: string): Promise<string> {
-    const meta = { actor: 'llm' as const, requestId, causationId: requestId };
+  private async execute(name: ToolName, args: ArgsOf<ToolName>, { pool, requestId }: TurnContext, callId: string, actor: ToolActor): Promise<string> {
+    const meta = { actor, requestId, causationId: requestId };
     switch (name) {
       case 'store_memory': {
         const a = args as ArgsOf<'store_memory'>;
@@ -79,7 +87,7 @@ export class MemoryToolExecutor {
       }
       case 'memory_search': {
         const a = args as ArgsOf<'memory_search'>;
-        const hits = await this.memory.call(MemoryPattern.Search, { pool, query: a.query, limit: a.limit ?? 5, recordReference: true, requestId });
+        const hits = await this.memory.call(MemoryPattern.Search, { pool, query: a.query, limit: a.limit ?? 5, recordReference: true, actor, requestId });
         return hits.length === 0 ? `No memories match "${a.query}".` : `Found ${hits.length}:\n${hits.map(citeHit).join('\n')}`;
       }
       case 'memory_list': {
@@ -90,7 +98,7 @@ export class MemoryToolExecutor {
       case 'memory_update': {
         const a = args as ArgsOf<'memory_update'>;
         if (a.content === undefined && a.category === undefined && a.confirmed === undefined) {
-          return 'Error: memory_update needs at least one of content, category, confirmed.';
+          throw new ToolCallError('Error: memory_update needs at least one of content, category, confirmed.');
         }
         let entry: MemoryEntry | undefined;
         if (a.content !== undefined || a.category !== undefined) {
@@ -119,7 +127,8 @@ export class MemoryToolExecutor {
         const entries = await this.memory.call(MemoryPattern.Refresh, { pool, ids: [a.id], ...meta });
         this.onWrite(pool);
         const entry = entries[0];
-        return entry ? `Refreshed ${cite(entry)}` : `Error: no memory with id ${a.id} in this pool.`;
+        if (!entry) throw new ToolCallError(`Error: no memory with id ${a.id} in this pool.`);
+        return `Refreshed ${cite(entry)}`;
       }
     }
   }
@@ -136,6 +145,7 @@ function citeHit(hit: SearchHit): string {
 }
 
 function describeFailure(error: unknown): string {
+  if (error instanceof ToolCallError) return error.message;
   if (error instanceof MemoryError) {
     switch (error.code) {
       case 'not_found':

@@ -34,6 +34,8 @@ export interface ToolResult {
   readonly callId: string;
   readonly name: string;
   readonly content: string;
+  /** The call failed (bad arguments, unknown id, memory down); `content` says why, for the model. */
+  readonly isError?: boolean;
 }
 
 /**

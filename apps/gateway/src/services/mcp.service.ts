@@ -1,0 +1,67 @@
+import { createMemoryMcpServer, type MemoryPort, type MemoryToolExecutor } from '@engram/engine';
+import type { Logger } from '@engram/observability';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { MetricsRepository } from '../repositories/metrics.repository.js';
+import type { AccessService } from './access.service.js';
+
+export interface McpServiceDeps {
+  readonly access: AccessService;
+  readonly memory: MemoryPort;
+  readonly tools: Pick<MemoryToolExecutor, 'run'>;
+  readonly metrics: MetricsRepository;
+  readonly logger: Logger;
+}
+
+/**
+ * MCP over Streamable HTTP, stateless: each POST is answered by a fresh server bound to the
+ * request's pool, with a plain JSON response (no session, no server-sent stream), so any gateway
+ * instance behind a load balancer can serve any request. Keys and pools as on every surface.
+ */
+export class McpService {
+  constructor(private readonly deps: McpServiceDeps) {}
+
+  async handle(request: FastifyRequest, reply: FastifyReply, pathPool: string | undefined): Promise<void> {
+    const access = this.deps.access.resolve(request.headers, pathPool);
+    if (access.error) {
+      this.deps.metrics.error(access.error.status === 401 || access.error.status === 403 ? 'auth' : 'bad_request');
+      throw access.error;
+    }
+    if (request.method !== 'POST') {
+      // Stateless: no session to delete, no stream for server-initiated messages (the client expects 405 then).
+      await reply.status(405).header('allow', 'POST').header('content-type', 'application/json').send(jsonRpcError(-32000, 'Method not allowed: this server is stateless, send JSON-RPC messages with POST.'));
+      return;
+    }
+    let message: unknown;
+    try {
+      message = JSON.parse(Buffer.isBuffer(request.body) ? request.body.toString('utf8') : '');
+    } catch {
+      await reply.status(400).header('content-type', 'application/json').send(jsonRpcError(-32700, 'Parse error: the request body is not valid JSON.'));
+      return;
+    }
+
+    const requestId = request.id;
+    const pool = access.pool;
+    const server = createMemoryMcpServer(
+      { pool, requestId },
+      {
+        memory: this.deps.memory,
+        tools: this.deps.tools,
+        onToolCall: (result, ms) => this.deps.logger.info({ requestId, pool, tool: result.name, isError: result.isError === true, ms: Math.round(ms) }, 'mcp tool call'),
+      },
+    );
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    void reply.hijack();
+    reply.raw.once('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    reply.raw.once('finish', () => this.deps.metrics.request('mcp', reply.raw.statusCode));
+    await server.connect(transport);
+    await transport.handleRequest(request.raw, reply.raw, message);
+  }
+}
+
+function jsonRpcError(code: number, message: string): string {
+  return JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } });
+}
