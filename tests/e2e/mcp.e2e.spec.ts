@@ -9,7 +9,9 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../support/compose.js';
 import { contentText, startGatewayStack, type GatewayStack } from '../support/gateway-fixture.js';
+import { claudeCodeMcpCommands, claudeCodeRecipe, claudeDesktopRecipe, codexRecipe, cursorRecipe, type HttpRecipe, type StdioRecipe } from '../support/mcp-client-config.js';
 import { say } from '../support/scripted-openai-upstream.js';
+import { startGateway, type RunningGateway } from '../support/stack.js';
 
 const KEYS = 'alpha-key=alpha+shared,admin-key=*';
 
@@ -198,5 +200,69 @@ describe('MCP server', () => {
     expect(post.status).toBe(400);
     expect(await post.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32700 } });
     expect((await fetch(`${stack.gateway.url}/pools/..%2Fetc/mcp`, { method: 'POST', headers, body: '{}' })).status).toBe(400);
+  });
+
+  describe('the README recipes, as each client would send them', () => {
+    let openGateway: RunningGateway;
+    const env = { ENGRAM_API_KEY: 'alpha-key' };
+
+    beforeAll(async () => {
+      openGateway = await startGateway({ UPSTREAM_BASE_URL: stack.upstream.baseUrl, REDIS_URL: stack.redis.url, ...stack.memory!.clientEnv });
+    });
+    afterAll(async () => {
+      await openGateway?.stop();
+    });
+
+    /** Stores a fact through the recipe and finds it again: the recipe reached the pool it should. */
+    const roundTrip = async (client: Client, fact: string): Promise<string> => {
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name).sort()).toEqual(MEMORY_TOOLS.map((tool) => tool.name).sort());
+      expect((await call(client, 'store_memory', { content: fact })).isError).toBe(false);
+      const found = await call(client, 'memory_search', { query: fact });
+      await client.close();
+      return found.text;
+    };
+    const viaHttp = async (recipe: HttpRecipe): Promise<Client> => {
+      const client = new Client({ name: 'readme-recipe', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(recipe.url), { requestInit: { headers: recipe.headers } }));
+      return client;
+    };
+    const viaStdio = async (recipe: StdioRecipe): Promise<Client> => {
+      const client = new Client({ name: 'readme-recipe', version: '1.0.0' });
+      await client.connect(new StdioClientTransport({ command: recipe.command, args: [...recipe.args], cwd, env: { PATH: process.env['PATH'] ?? '', ...recipe.env }, stderr: 'pipe' }));
+      return client;
+    };
+
+    it('Claude Code: the open-mode line works in open mode, the keyed line reaches the key\'s pool', async () => {
+      const [openLine, keyedLine] = claudeCodeMcpCommands();
+      expect(keyedLine).toContain('--header');
+      expect(await roundTrip(await viaHttp(claudeCodeRecipe(openLine!, { origin: openGateway.url, env })), 'Claude Code recipe fact open')).toContain('] Claude Code recipe fact open');
+      expect(await roundTrip(await viaHttp(claudeCodeRecipe(keyedLine!, { origin: stack.gateway.url, env })), 'Claude Code recipe fact keyed')).toContain('] Claude Code recipe fact keyed');
+      await expect(viaHttp(claudeCodeRecipe(openLine!, { origin: stack.gateway.url, env }))).rejects.toMatchObject({ code: 401 });
+    });
+
+    it.each([
+      ['Cursor', cursorRecipe],
+      ['Codex', codexRecipe],
+    ] as const)('%s: the configuration works with a key and, without it, in open mode', async (name, recipe) => {
+      expect(await roundTrip(await viaHttp(recipe({ origin: stack.gateway.url, env })), `${name} recipe fact keyed`)).toContain(`] ${name} recipe fact keyed`);
+      expect(await roundTrip(await viaHttp(recipe({ origin: openGateway.url, env, open: true })), `${name} recipe fact open`)).toContain(`] ${name} recipe fact open`);
+      await expect(viaHttp(recipe({ origin: stack.gateway.url, env, open: true }))).rejects.toMatchObject({ code: 401 });
+    });
+
+    it('Claude Desktop: the configured command bridges stdio to the gateway, with a key and in open mode', async () => {
+      expect(await roundTrip(await viaStdio(claudeDesktopRecipe({ origin: stack.gateway.url, env })), 'Claude Desktop recipe fact keyed')).toContain('] Claude Desktop recipe fact keyed');
+      expect(await roundTrip(await viaStdio(claudeDesktopRecipe({ origin: openGateway.url, env, open: true })), 'Claude Desktop recipe fact open')).toContain('] Claude Desktop recipe fact open');
+    });
+
+    it('every recipe stored in the pool its key or mode implies', async () => {
+      const recipeFacts = async (gateway: string, pool: string, key?: string): Promise<string[]> =>
+        ((await (await fetch(`${gateway}/engram/pools/${pool}/memories?limit=500`, { headers: key ? { authorization: `Bearer ${key}` } : {} })).json()) as { data: { content: string }[] }).data
+          .map((entry) => entry.content)
+          .filter((content) => content.includes(' recipe fact '))
+          .sort();
+      expect(await recipeFacts(stack.gateway.url, 'alpha', 'alpha-key')).toEqual(['Claude Code', 'Claude Desktop', 'Codex', 'Cursor'].map((name) => `${name} recipe fact keyed`));
+      expect(await recipeFacts(openGateway.url, 'default')).toEqual(['Claude Code', 'Claude Desktop', 'Codex', 'Cursor'].map((name) => `${name} recipe fact open`));
+    });
   });
 });

@@ -34,6 +34,9 @@ const THIRD_PARTY = new Set(['claude', 'cloudflared tunnel --url http://localhos
  */
 const CLIENT_DOC = 'ops/docs/clients-anthropic-responses.md';
 const isClientSetting = (command: string): boolean => command.startsWith('export ANTHROPIC_');
+/** `claude mcp add` lines: tests/e2e/mcp.e2e.spec.ts runs each (tests/support/mcp-client-config.ts) against a real gateway. */
+const MCP_RECIPES = { file: 'tests/e2e/mcp.e2e.spec.ts', marker: 'claudeCodeMcpCommands()' };
+const isMcpRecipe = (command: string): boolean => command.startsWith('claude mcp add ');
 /** Commands this file runs against the compose services, as a newcomer would type them. */
 const isRunHere = (command: string): boolean =>
   command === 'cp .env.example .env' || command.startsWith('curl ') || command.startsWith('npx engram ') || command.startsWith('ops/');
@@ -43,6 +46,10 @@ describe('README.md', () => {
     const smoke = readFileSync(join(repoRoot, 'tests/support/compose-smoke.ts'), 'utf8');
     for (const command of readmeCommands()) {
       if (isRunHere(command) || THIRD_PARTY.has(command) || isClientSetting(command)) continue;
+      if (isMcpRecipe(command)) {
+        expect(readFileSync(join(repoRoot, MCP_RECIPES.file), 'utf8'), command).toContain(MCP_RECIPES.marker);
+        continue;
+      }
       if (isDockerCompose(command)) {
         because('compose-smoke runs the README docker compose lines', () => expect(smoke).toContain('readmeCommands()'));
         continue;
