@@ -192,13 +192,17 @@ describe('MCP server', () => {
     expect(JSON.parse(logged() ?? '{}')).toMatchObject({ requestId: 'mcp-log-check-1', pool: 'alpha', tool: 'memory_list', isError: false });
   });
 
-  it('answers GET with 405 (stateless: no server stream) and a body that is not JSON with a JSON-RPC parse error', async () => {
+  it('answers GET with 405 (stateless: no server stream) and a body that is not JSON, or nests too deep, with a JSON-RPC parse error', async () => {
     const headers = { authorization: 'Bearer alpha-key' };
     const get = await fetch(`${stack.gateway.url}/mcp`, { headers: { ...headers, accept: 'text/event-stream' } });
     expect(get.status).toBe(405);
     const post = await fetch(`${stack.gateway.url}/mcp`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{not json' });
     expect(post.status).toBe(400);
-    expect(await post.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32700 } });
+    expect(await post.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: the request body is not valid JSON.' } });
+    const deep = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"memory_search","arguments":{"query":${'['.repeat(5_000)}${']'.repeat(5_000)}}}}`;
+    const tooDeep = await fetch(`${stack.gateway.url}/mcp`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: deep });
+    expect(tooDeep.status).toBe(400);
+    expect(await tooDeep.json()).toMatchObject({ error: { code: -32700, message: expect.stringContaining('deeper than 128 levels') } });
     expect((await fetch(`${stack.gateway.url}/pools/..%2Fetc/mcp`, { method: 'POST', headers, body: '{}' })).status).toBe(400);
   });
 

@@ -1,4 +1,4 @@
-import { createMemoryMcpServer, type MemoryPort, type MemoryToolExecutor } from '@engram/engine';
+import { createMemoryMcpServer, EngramHttpError, parseJsonBody, type MemoryPort, type MemoryToolExecutor } from '@engram/engine';
 import type { Logger } from '@engram/observability';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -34,9 +34,11 @@ export class McpService {
     }
     let message: unknown;
     try {
-      message = JSON.parse(Buffer.isBuffer(request.body) ? request.body.toString('utf8') : '');
-    } catch {
-      await reply.status(400).header('content-type', 'application/json').send(jsonRpcError(-32700, 'Parse error: the request body is not valid JSON.'));
+      // The same limits as every other body (depth included), answered in JSON-RPC's words.
+      message = parseJsonBody(request.body);
+    } catch (error) {
+      if (!(error instanceof EngramHttpError)) throw error;
+      await reply.status(400).header('content-type', 'application/json').send(jsonRpcError(-32700, `Parse error: ${error.message}.`));
       return;
     }
 
