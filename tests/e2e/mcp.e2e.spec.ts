@@ -6,7 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { repoRoot } from '../support/compose.js';
 import { contentText, startGatewayStack, type GatewayStack } from '../support/gateway-fixture.js';
 import { claudeCodeMcpCommands, claudeCodeRecipe, claudeDesktopRecipe, codexRecipe, cursorRecipe, type HttpRecipe, type StdioRecipe } from '../support/mcp-client-config.js';

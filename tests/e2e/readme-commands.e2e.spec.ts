@@ -47,7 +47,7 @@ describe('README.md', () => {
     for (const command of readmeCommands()) {
       if (isRunHere(command) || THIRD_PARTY.has(command) || isClientSetting(command)) continue;
       if (isMcpRecipe(command)) {
-        expect(readFileSync(join(repoRoot, MCP_RECIPES.file), 'utf8'), command).toContain(MCP_RECIPES.marker);
+        because(command, () => expect(readFileSync(join(repoRoot, MCP_RECIPES.file), 'utf8')).toContain(MCP_RECIPES.marker));
         continue;
       }
       if (isDockerCompose(command)) {

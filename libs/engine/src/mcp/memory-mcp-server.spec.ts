@@ -3,7 +3,7 @@ import type { MemoryEntry } from '@engram/domain';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { MemoryToolExecutor } from '../memory-tool-executor.js';
 import type { MemoryPort } from '../ports.js';
 import { createMemoryMcpServer } from './memory-mcp-server.js';
