@@ -112,6 +112,12 @@ describe('MCP server', () => {
       expect(await call(client, 'memory_delete', { id, reason: 'no fixed day any more' })).toEqual({ text: `Deleted [id:${id}] (archived; a person can restore it).`, isError: false });
       expect((await call(client, 'memory_search', { query: 'Thursdays' })).text).toBe('No memories match "Thursdays".');
 
+      // A later session storing the first text again (its call numbered like the first one) gets a live entry, not the deleted one.
+      const again = await open();
+      const restored = idIn((await call(again, 'store_memory', { content: 'Deploys go out on Tuesdays' })).text);
+      expect(restored).not.toBe(id);
+      expect((await call(again, 'memory_search', { query: 'Tuesdays' })).text).toContain(`[id:${restored}] Deploys go out on Tuesdays`);
+
       // References are written in batches a moment later; the writes are what the calls did.
       const mine = (await events(pool)).filter((event) => event.data.id === id && event.type !== 'memory.referenced');
       expect(mine.map((event) => event.type)).toEqual(['memory.stored', 'memory.updated', 'memory.deleted']);
