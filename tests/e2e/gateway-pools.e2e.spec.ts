@@ -144,8 +144,11 @@ describe('gateway keys and pools', () => {
     const purged = await rest('DELETE', `/engram/pools/gamma/memories/${created.id}?purge=true`, key);
     expect(await purged.json()).toMatchObject({ id: created.id, purged: true });
 
-    const tier1 = (await (await rest('GET', '/engram/pools/gamma/tier1', key)).json()) as { pool: string; block: string; seq: number };
+    const tier1 = (await (await rest('GET', '/engram/pools/gamma/tier1', key)).json()) as { pool: string; block: string; seq: number; promptTokens: number };
     expect(tier1).toMatchObject({ pool: 'gamma' });
+    // What memory adds to each upstream request: here the six tool definitions alone (the block is empty).
+    expect(tier1.promptTokens).toBeGreaterThan(150);
+    expect(tier1.promptTokens).toBeLessThanOrEqual(400);
     const events = (await (await rest('GET', '/engram/pools/gamma/events?after=0', key)).json()) as { data: { type: string; pool: string }[] };
     expect(events.data.map((event) => event.type)).toEqual(expect.arrayContaining(['memory.stored', 'memory.updated', 'memory.deleted', 'memory.purged']));
     expect(events.data.every((event) => event.pool === 'gamma')).toBe(true);

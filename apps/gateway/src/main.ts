@@ -6,7 +6,7 @@ import { ClientProxyFactory, Transport } from '@nestjs/microservices';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { loadConfig } from '@engram/config';
 import { MemoryClient, MemoryPattern } from '@engram/contracts';
-import { AnthropicMessagesAdapter, ApiKeys, MemoryToolExecutor, OpenAiChatAdapter, OpenAiResponsesAdapter, Tier1Cache } from '@engram/engine';
+import { AnthropicMessagesAdapter, ApiKeys, MEMORY_TOOLS, MemoryToolExecutor, OpenAiChatAdapter, OpenAiResponsesAdapter, Tier1Cache } from '@engram/engine';
 import { createFailFastRedis, createLogger, exitOnStartFailure, NestPinoLogger, stopOnSignals } from '@engram/observability';
 import type { FastifyInstance } from 'fastify';
 import { AppModule } from './app.module.js';
@@ -92,7 +92,7 @@ async function bootstrap(): Promise<void> {
     AppModule.register({
       turns,
       access,
-      memories: new MemoryRestService(memoryClient, cache),
+      memories: new MemoryRestService(memoryClient, cache, config.memoryToolMaxIterations > 0 ? MEMORY_TOOLS : []),
       health: new HealthService(memoryClient, redis, Math.min(config.memory.rpcTimeoutMs, 1_000)),
       metrics,
       surfaces: {

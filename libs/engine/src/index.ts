@@ -21,6 +21,7 @@ export * from './pool-selection.js';
 export * from './marker-stripper.js';
 export * from './client-view.js';
 export * from './memory-tools.js';
+export * from './prompt-tokens.js';
 export * from './memory-tool-executor.js';
 export * from './tier1-cache.js';
 export * from './extraction.js';

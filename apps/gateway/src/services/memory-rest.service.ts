@@ -1,6 +1,6 @@
 import { MemoryError, MemoryPattern, type EventsPage, type MemoryClient, type MemoryContract, type MemoryErrorCode } from '@engram/contracts';
 import { CATEGORIES, CONTENT_MAX_CHARS, MEMORY_TYPES } from '@engram/domain';
-import { EngramHttpError, clientError, type Tier1Cache } from '@engram/engine';
+import { EngramHttpError, MEMORY_TOOLS, clientError, memoryPromptTokens, type MemoryToolDefinition, type Tier1Cache } from '@engram/engine';
 import { z } from 'zod';
 
 const category = z.enum(CATEGORIES);
@@ -48,6 +48,8 @@ export class MemoryRestService {
   constructor(
     private readonly memory: Pick<MemoryClient, 'call'>,
     private readonly cache: Tier1Cache,
+    /** The memory tools each request is offered (none when MEMORY_TOOL_MAX_ITERATIONS is 0), for `promptTokens`. */
+    private readonly offeredTools: readonly MemoryToolDefinition[] = MEMORY_TOOLS,
   ) {}
 
   async list(pool: string, query: unknown, requestId: string): Promise<{ data: unknown[] }> {
@@ -121,8 +123,10 @@ export class MemoryRestService {
     return result;
   }
 
-  tier1(pool: string, requestId: string): Promise<unknown> {
-    return this.call(MemoryPattern.Tier1, { pool, requestId });
+  /** The pool's Tier 1 block, and `promptTokens`: what the block plus the memory tools add to each upstream request. */
+  async tier1(pool: string, requestId: string): Promise<unknown> {
+    const tier1 = await this.call(MemoryPattern.Tier1, { pool, requestId });
+    return { ...tier1, promptTokens: await memoryPromptTokens(tier1.block, this.offeredTools) };
   }
 
   /** A page of the pool's events (or of one entry's history, `memoryId`), oldest first, with the cursor of the next. */
