@@ -4,10 +4,13 @@ import type { Logger } from '@engram/observability';
 import type { MemoryService } from '@engram/storage';
 import type { Redis } from 'ioredis';
 import { HealthController } from './controllers/health.controller.js';
+import { MetricsController } from './controllers/metrics.controller.js';
 import { MemoryRpcController } from './controllers/memory-rpc.controller.js';
-import { CONFIG, LOGGER, MEMORY_SERVICE, REDIS } from './memory.tokens.js';
+import { CONFIG, LOGGER, MEMORY_SERVICE, METRICS, REDIS } from './memory.tokens.js';
 import { ChangePublisherRepository } from './repositories/change-publisher.repository.js';
 import { JobQueueRepository } from './repositories/job-queue.repository.js';
+import type { MetricsRepository } from './repositories/metrics.repository.js';
+import { EmbeddingBackfillService } from './services/embedding-backfill.service.js';
 import { OutboxService } from './services/outbox.service.js';
 
 export interface MemoryAppDependencies {
@@ -15,6 +18,7 @@ export interface MemoryAppDependencies {
   readonly logger: Logger;
   readonly memory: MemoryService;
   readonly redis: Redis;
+  readonly metrics: MetricsRepository;
 }
 
 /** Wiring only. The store is opened (and recovered) before Nest starts, so the app never serves a half-open store. */
@@ -23,15 +27,17 @@ export class AppModule {
   static register(dependencies: MemoryAppDependencies): DynamicModule {
     return {
       module: AppModule,
-      controllers: [MemoryRpcController, HealthController],
+      controllers: [MemoryRpcController, HealthController, MetricsController],
       providers: [
         { provide: CONFIG, useValue: dependencies.config },
         { provide: LOGGER, useValue: dependencies.logger },
         { provide: MEMORY_SERVICE, useValue: dependencies.memory },
         { provide: REDIS, useValue: dependencies.redis },
+        { provide: METRICS, useValue: dependencies.metrics },
         JobQueueRepository,
         ChangePublisherRepository,
         OutboxService,
+        EmbeddingBackfillService,
       ],
     };
   }

@@ -3,13 +3,16 @@ import { NestFactory } from '@nestjs/core';
 import { Transport, type MicroserviceOptions } from '@nestjs/microservices';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { loadConfig } from '@engram/config';
+import { OpenAiEmbeddingsClient } from '@engram/embeddings';
 import { createFailFastRedis, createLogger, exitOnStartFailure, NestPinoLogger, stopOnSignals } from '@engram/observability';
 import { openMemoryService } from '@engram/storage';
 import { AppModule } from './app.module.js';
+import { MetricsRepository } from './repositories/metrics.repository.js';
 
 async function bootstrap(): Promise<void> {
   const config = loadConfig(process.env);
   const logger = createLogger('memory', config.logLevel);
+  const metrics = new MetricsRepository();
   const memory = await openMemoryService({
     dataDir: config.dataDir,
     tier1MaxChars: config.tier1MaxChars,
@@ -17,11 +20,20 @@ async function bootstrap(): Promise<void> {
     // After a failed fsync nothing can be assumed about the log file: exit, and the restart
     // (compose, npm start) recovers by cutting any torn tail.
     onFatal: () => process.exit(1),
+    ...(config.embeddings
+      ? {
+          embeddings: {
+            embedder: new OpenAiEmbeddingsClient(config.embeddings),
+            queryTimeoutMs: config.embeddings.queryTimeoutMs,
+            observer: metrics,
+          },
+        }
+      : {}),
   });
   const redis = createFailFastRedis(config.redisUrl);
 
   const app = await NestFactory.create<NestFastifyApplication>(
-    AppModule.register({ config, logger, memory, redis }),
+    AppModule.register({ config, logger, memory, redis, metrics }),
     new FastifyAdapter(),
     { logger: new NestPinoLogger(logger) },
   );

@@ -3,3 +3,4 @@ export const CONFIG = 'ENGRAM_CONFIG';
 export const LOGGER = 'ENGRAM_LOGGER';
 export const MEMORY_SERVICE = 'MEMORY_SERVICE';
 export const REDIS = 'ENGRAM_REDIS';
+export const METRICS = 'ENGRAM_METRICS';

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { loadConfig } from '@engram/config';
+import { OpenAiEmbeddingsClient } from '@engram/embeddings';
 import { createLogger, exitOnStartFailure, NestPinoLogger, stopOnSignals } from '@engram/observability';
 import { Redis } from 'ioredis';
 import { assertEveryJobHandled } from './handler-coverage.js';
@@ -27,15 +28,16 @@ async function bootstrap(): Promise<void> {
   redis.on('error', (error) => logger.warn({ error: error.message }, 'redis connection error'));
   const memory = createMemoryClient(config);
   const llm = createLlm(config);
+  const embedder = config.embeddings ? new OpenAiEmbeddingsClient(config.embeddings) : null;
 
   const app = await NestFactory.create<NestFastifyApplication>(
-    WorkerModule.register({ config, logger, redis, memory, llm, clock: { now: () => new Date() }, served }),
+    WorkerModule.register({ config, logger, redis, memory, llm, embedder, clock: { now: () => new Date() }, served }),
     new FastifyAdapter(),
     { logger: new NestPinoLogger(logger) },
   );
   await app.listen(config.worker.healthPort, '127.0.0.1');
   logger.info(
-    { queues: served, health: config.worker.healthPort, consolidation: llm ? config.consolidation.model : 'deterministic' },
+    { queues: served, health: config.worker.healthPort, consolidation: llm ? config.consolidation.model : 'deterministic', embeddings: config.embeddings?.model ?? 'off' },
     'worker ready',
   );
 

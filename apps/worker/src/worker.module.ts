@@ -3,7 +3,7 @@ import { BullModule, getQueueToken } from '@nestjs/bullmq';
 import type { EngramConfig } from '@engram/config';
 import type { MemoryClient } from '@engram/contracts';
 import type { QueueName } from '@engram/jobs';
-import type { Clock, LlmPort } from '@engram/maintenance';
+import type { Clock, EmbedderPort, LlmPort } from '@engram/maintenance';
 import type { Logger } from '@engram/observability';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -12,7 +12,7 @@ import { PROCESSORS } from './processors/index.js';
 import { memoryPort } from './repositories/memory.repository.js';
 import { DecaySchedulerService } from './services/decay-scheduler.service.js';
 import { JobLogService } from './services/job-log.service.js';
-import { CLOCK, CONFIG, LLM, LOGGER, MEMORY, MEMORY_CLIENT, QUEUES, REDIS, SERVED_QUEUES } from './worker.tokens.js';
+import { CLOCK, CONFIG, EMBEDDER, LLM, LOGGER, MEMORY, MEMORY_CLIENT, QUEUES, REDIS, SERVED_QUEUES } from './worker.tokens.js';
 
 export interface WorkerDependencies {
   readonly config: EngramConfig;
@@ -20,6 +20,8 @@ export interface WorkerDependencies {
   readonly redis: Redis;
   readonly memory: MemoryClient;
   readonly llm: LlmPort | null;
+  /** Null when EMBEDDINGS_BASE_URL is unset (no embedding jobs are made then). */
+  readonly embedder: EmbedderPort | null;
   readonly clock: Clock;
   readonly served: readonly QueueName[];
 }
@@ -43,6 +45,7 @@ export class WorkerModule {
         { provide: MEMORY_CLIENT, useValue: deps.memory },
         { provide: MEMORY, useValue: memoryPort(deps.memory) },
         { provide: LLM, useValue: deps.llm },
+        { provide: EMBEDDER, useValue: deps.embedder },
         { provide: CLOCK, useValue: deps.clock },
         { provide: SERVED_QUEUES, useValue: served },
         {

@@ -8,3 +8,4 @@ export const CLOCK = Symbol('CLOCK');
 export const SERVED_QUEUES = Symbol('SERVED_QUEUES');
 export const QUEUES = Symbol('QUEUES');
 export const REDIS = Symbol('REDIS');
+export const EMBEDDER = Symbol('EMBEDDER');

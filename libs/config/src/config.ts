@@ -25,6 +25,10 @@ const EnvSchema = z.object({
   CONSOLIDATION_THRESHOLD: positiveInt.default(20),
   DECAY_EVERY_MS: positiveInt.default(3_600_000),
   WORKER_QUEUES: z.string().default('*'),
+  EMBEDDINGS_BASE_URL: z.string().url().optional(),
+  EMBEDDINGS_API_KEY: z.string().optional(),
+  EMBEDDINGS_MODEL: z.string().min(1).default('text-embedding-3-small'),
+  EMBEDDINGS_QUERY_TIMEOUT_MS: positiveInt.default(800),
   WORKER_HEALTH_PORT: port.default(4003),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
@@ -55,6 +59,17 @@ export interface EngramConfig {
   readonly memoryToolMaxIterations: number;
   readonly consolidation: { readonly model: string; readonly threshold: number };
   readonly worker: { readonly queues: string; readonly decayEveryMs: number; readonly healthPort: number };
+  /** Hybrid search through an OpenAI-compatible `/v1/embeddings`; null (the default): lexical search only. */
+  readonly embeddings: EmbeddingsConfig | null;
+}
+
+export interface EmbeddingsConfig {
+  /** Up to and including `/v1`, without a trailing slash. */
+  readonly baseUrl: string;
+  readonly apiKey: string | undefined;
+  readonly model: string;
+  /** How long a search waits for its query's embedding before answering by words alone. */
+  readonly queryTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -93,5 +108,13 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): E
     memoryToolMaxIterations: e.MEMORY_TOOL_MAX_ITERATIONS,
     consolidation: { model: e.CONSOLIDATION_MODEL, threshold: e.CONSOLIDATION_THRESHOLD },
     worker: { queues: e.WORKER_QUEUES, decayEveryMs: e.DECAY_EVERY_MS, healthPort: e.WORKER_HEALTH_PORT },
+    embeddings: e.EMBEDDINGS_BASE_URL
+      ? {
+          baseUrl: e.EMBEDDINGS_BASE_URL.replace(/\/+$/, ''),
+          apiKey: e.EMBEDDINGS_API_KEY,
+          model: e.EMBEDDINGS_MODEL,
+          queryTimeoutMs: e.EMBEDDINGS_QUERY_TIMEOUT_MS,
+        }
+      : null,
   };
 }

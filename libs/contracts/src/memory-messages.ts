@@ -135,6 +135,23 @@ export interface ConsolidateResponse {
   readonly archived: readonly string[];
 }
 
+/** Texts of a pool's active entries that have no vector of `model` yet (hybrid search; the worker embeds them). */
+export interface VectorsMissingRequest {
+  readonly pool: string;
+  readonly model: string;
+  readonly limit?: number;
+}
+export interface MissingVectorText {
+  /** The content hash the vector is stored under. */
+  readonly hash: string;
+  readonly content: string;
+}
+export interface StoreVectorsRequest {
+  readonly model: string;
+  /** `vector`: little-endian float32s, base64 (see @engram/embeddings vector-codec). */
+  readonly vectors: readonly { readonly hash: string; readonly vector: string }[];
+}
+
 /** Request and response type of every pattern, so that a client call is checked end to end. */
 export interface MemoryContract {
   [MemoryPattern.Store]: [StoreRequest, MemoryEntry];
@@ -155,4 +172,6 @@ export interface MemoryContract {
   [MemoryPattern.EventsAfter]: [EventsAfterRequest, MemoryEvent[]];
   [MemoryPattern.Events]: [EventsRequest, EventsPage];
   [MemoryPattern.Ping]: [Record<string, never>, { readonly ok: true; readonly lastSeq: number }];
+  [MemoryPattern.VectorsMissing]: [VectorsMissingRequest, MissingVectorText[]];
+  [MemoryPattern.StoreVectors]: [StoreVectorsRequest, { readonly stored: number }];
 }

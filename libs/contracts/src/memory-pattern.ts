@@ -18,6 +18,8 @@ export const MemoryPattern = {
   EventsAfter: 'memory.events-after',
   Events: 'memory.events',
   Ping: 'memory.ping',
+  VectorsMissing: 'memory.vectors-missing',
+  StoreVectors: 'memory.store-vectors',
 } as const;
 
 export type MemoryPatternName = (typeof MemoryPattern)[keyof typeof MemoryPattern];

@@ -48,3 +48,20 @@ describe('deriveBatchJobs', () => {
     expect(categorized).toEqual(['ev-1', 'ev-2', 'ev-3']);
   });
 });
+
+describe('embedding jobs', () => {
+  const hybrid = { activeCount: () => 3, consolidationThreshold: 20, embeddings: true };
+
+  it('asks nothing when hybrid search is off', () => {
+    expect(deriveJobs(stored('project'), { activeCount: () => 3, consolidationThreshold: 20 })).toEqual([]);
+  });
+
+  it('asks once per pool and batch for the embedding of new text', () => {
+    const events = [stored('project', 1), stored('project', 2, 'home'), stored('project', 3)];
+    const embeds = deriveBatchJobs(events, hybrid).filter((job) => job.name === JobName.EmbedPool);
+    expect(embeds).toEqual([
+      { name: JobName.EmbedPool, data: { pool: 'home', eventId: 'ev-2' } },
+      { name: JobName.EmbedPool, data: { pool: 'team', eventId: 'ev-3' } },
+    ]);
+  });
+});

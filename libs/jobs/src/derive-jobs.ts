@@ -6,6 +6,8 @@ export interface DeriveJobsContext {
   /** Active entries of the pool now (at dispatch time). */
   activeCount(pool: string): number;
   readonly consolidationThreshold: number;
+  /** Hybrid search is on: new text asks for an embedding job. */
+  readonly embeddings?: boolean;
 }
 
 /**
@@ -21,14 +23,28 @@ export interface DeriveJobsContext {
  */
 export function deriveBatchJobs(events: readonly MemoryEvent[], context: DeriveJobsContext): JobItem[] {
   const jobs = events.flatMap((event) => deriveJobs(event, context));
-  const lastConsolidation = new Map<string, number>();
+  const lastOfPool = new Map<string, number>();
   jobs.forEach((job, index) => {
-    if (job.name === JobName.ConsolidatePool) lastConsolidation.set(job.data.pool, index);
+    if (job.name === JobName.ConsolidatePool || job.name === JobName.EmbedPool) lastOfPool.set(`${job.name}/${job.data.pool}`, index);
   });
-  return jobs.filter((job, index) => job.name !== JobName.ConsolidatePool || lastConsolidation.get(job.data.pool) === index);
+  return jobs.filter(
+    (job, index) => (job.name !== JobName.ConsolidatePool && job.name !== JobName.EmbedPool) || lastOfPool.get(`${job.name}/${job.data.pool}`) === index,
+  );
 }
 
 export function deriveJobs(event: MemoryEvent, context: DeriveJobsContext): JobItem[] {
+  return [...maintenanceJobs(event, context), ...embeddingJobs(event, context)];
+}
+
+/** An event that brings new text to a pool asks for its embedding (one job per pool and batch, see deriveBatchJobs). */
+function embeddingJobs(event: MemoryEvent, context: DeriveJobsContext): JobItem[] {
+  if (context.embeddings !== true) return [];
+  const newText =
+    event.type === 'memory.stored' || event.type === 'memory.consolidated' || (event.type === 'memory.updated' && event.data.content !== undefined);
+  return newText ? [{ name: JobName.EmbedPool, data: { pool: event.pool, eventId: event.id } }] : [];
+}
+
+function maintenanceJobs(event: MemoryEvent, context: DeriveJobsContext): JobItem[] {
   switch (event.type) {
     case 'memory.stored': {
       const jobs: JobItem[] = [];

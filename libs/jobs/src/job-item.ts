@@ -28,11 +28,18 @@ export interface ExtractExchangeData {
   readonly requestId: string;
 }
 
+export interface EmbedPoolData {
+  readonly pool: string;
+  /** The event that brought new text to the pool (or a backfill's own id at start); the job id's source. */
+  readonly eventId: string;
+}
+
 export type JobItem =
   | { readonly name: typeof JobName.CategorizeEntry; readonly data: CategorizeEntryData }
   | { readonly name: typeof JobName.ConsolidatePool; readonly data: ConsolidatePoolData }
   | { readonly name: typeof JobName.DecaySweep; readonly data: DecaySweepData }
-  | { readonly name: typeof JobName.ExtractExchange; readonly data: ExtractExchangeData };
+  | { readonly name: typeof JobName.ExtractExchange; readonly data: ExtractExchangeData }
+  | { readonly name: typeof JobName.EmbedPool; readonly data: EmbedPoolData };
 
 export type JobDataOf<N extends JobName> = Extract<JobItem, { name: N }>['data'];
 
@@ -42,6 +49,7 @@ export const queueOfJob = {
   [JobName.ConsolidatePool]: QueueName.Consolidate,
   [JobName.DecaySweep]: QueueName.Decay,
   [JobName.ExtractExchange]: QueueName.Extract,
+  [JobName.EmbedPool]: QueueName.Embed,
 } as const satisfies Readonly<Record<JobName, QueueName>>;
 
 /** The job names that run on queue Q (a processor's exhaustive switch covers exactly these). */

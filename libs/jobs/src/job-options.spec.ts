@@ -8,6 +8,7 @@ const items: JobItem[] = [
   { name: JobName.ConsolidatePool, data: { pool: 'team', seq: 3, eventId: 'ev-3' } },
   { name: JobName.DecaySweep, data: { pool: 'team', asOf: '2026-12-01T10:00:00.000Z' } },
   { name: JobName.ExtractExchange, data: { pool: 'team', suggestions: [], exchange: { user: '', assistant: '' }, requestId: 'r:1' } },
+  { name: JobName.EmbedPool, data: { pool: 'team', eventId: 'ev:9' } },
 ];
 
 describe('jobOptionsFor', () => {

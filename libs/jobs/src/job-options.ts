@@ -44,6 +44,10 @@ export function jobOptionsFor(item: JobItem): JobsOptions {
       };
     case JobName.ExtractExchange:
       return { ...retried, jobId: `extract.${idPart(item.data.requestId)}` };
+    // Each run embeds whatever of the pool has no vector yet, so a later job finds nothing left to do
+    // and calls no endpoint; retries cover an endpoint that is down for a while.
+    case JobName.EmbedPool:
+      return { ...retried, attempts: 8, jobId: `embed.${idPart(item.data.eventId)}` };
     default: {
       const unreachable: never = item;
       throw new Error(`no options for job ${JSON.stringify(unreachable)}`);
@@ -80,6 +84,9 @@ export function workerOptionsFor(queue: QueueName): Pick<WorkerOptions, 'concurr
     case QueueName.Consolidate:
     case QueueName.Decay:
       return { ...crashSafe, concurrency: 1 };
+    // One at a time: two runs for one pool would read the same missing texts and embed them twice.
+    case QueueName.Embed:
+      return { ...crashSafe, lockDuration: 60_000, stalledInterval: 30_000, concurrency: 1 };
     default: {
       const unreachable: never = queue;
       throw new Error(`no worker options for queue ${String(unreachable)}`);

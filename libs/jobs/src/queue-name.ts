@@ -4,6 +4,7 @@ export const QueueName = {
   Consolidate: 'engram-consolidate',
   Decay: 'engram-decay',
   Extract: 'engram-extract',
+  Embed: 'engram-embed',
 } as const;
 export type QueueName = (typeof QueueName)[keyof typeof QueueName];
 
@@ -12,5 +13,6 @@ export const JobName = {
   ConsolidatePool: 'consolidate-pool',
   DecaySweep: 'decay-sweep',
   ExtractExchange: 'extract-exchange',
+  EmbedPool: 'embed-pool',
 } as const;
 export type JobName = (typeof JobName)[keyof typeof JobName];

@@ -7,3 +7,4 @@ export * from './deterministic-merge.js';
 export * from './consolidate-pool.js';
 export * from './exchange-facts.js';
 export * from './extract-exchange.js';
+export * from './embed-pool.js';

@@ -11,6 +11,10 @@ export class DataDir {
   get databasePath(): string {
     return join(this.root, 'engram.db');
   }
+  /** Embeddings keyed by content hash and model: kept across `engram replay`, which rebuilds only engram.db. */
+  get vectorsPath(): string {
+    return join(this.root, 'vectors.db');
+  }
   get lockPath(): string {
     return join(this.root, 'engram.lock');
   }

@@ -10,3 +10,7 @@ export { replayDataDir, verifyDataDir, type ReplayResult, type VerifyResult } fr
 export { importFlatFiles, type ImportFlatResult } from './import-flat.js';
 export { ReadOnlyDataDir } from './read-only-data-dir.js';
 export type { PoolStats } from './pool-stats.js';
+export { HybridSearch, type HybridOutcome, type SearchObserver } from './hybrid-search.js';
+export { VectorStore } from './vector-store.js';
+export { VectorService } from './vector-service.js';
+export { contentHash } from './content-hash.js';

@@ -37,6 +37,7 @@ import type { EventIndex } from './event-index.js';
 import type { EventLog } from './event-log.js';
 import { EventPages } from './event-pages.js';
 import type { FlatFiles } from './flat-files.js';
+import type { HybridSearch } from './hybrid-search.js';
 import { FreshIds } from './fresh-ids.js';
 import { idempotentMemoryId } from './idempotency.js';
 import { newEventId, newMemoryId } from './ids.js';
@@ -61,6 +62,7 @@ import {
   validSource,
   validType,
 } from './validation.js';
+import type { VectorService } from './vector-service.js';
 import type { WalCheckpointer } from './wal-checkpointer.js';
 
 /** The side effects the service works through; each is a class of this lib, replaceable by a typed fake. */
@@ -95,6 +97,9 @@ export interface MemoryServiceDeps {
   readonly logger: Logger;
   readonly tier1MaxChars: number;
   readonly newId?: () => string;
+  /** Set when an embeddings endpoint is configured: searches with words fuse meaning with words. */
+  readonly hybrid?: Pick<HybridSearch, 'search'>;
+  readonly vectors?: VectorService;
 }
 
 interface WriteContext {
@@ -130,7 +135,11 @@ export class MemoryService {
   /** Flat-file renders of batches already durable; the next batch waits for them (see durablyCommit). */
   private readonly renders = new Set<Promise<unknown>>();
 
+  /** The worker's vector RPCs; null when hybrid search is off. */
+  readonly vectors: VectorService | null;
+
   constructor(private readonly deps: MemoryServiceDeps) {
+    this.vectors = deps.vectors ?? null;
     this.freshIds = new FreshIds(deps.newId ?? newMemoryId, (ids) => deps.projection.storedIds(ids));
     this.eventPages = new EventPages({ log: deps.log, index: deps.eventIndex });
     this.references = new ReferenceBatcher((groups) => this.recordReferences(groups), deps.logger);
@@ -325,15 +334,19 @@ export class MemoryService {
       hits.sort((a, b) => b.score - a.score || (a.entry.id < b.entry.id ? -1 : 1));
       hits = hits.slice(0, limit);
     } else {
-      hits = this.deps.projection.search({
-        pool,
-        match,
-        includeArchived,
-        window: SEARCH_WINDOW,
-        limit,
-        today: julianDay(now),
-        ...(category ? { category } : {}),
-      });
+      const lexical = (depth: number): SearchHit[] =>
+        this.deps.projection.search({
+          pool,
+          match,
+          includeArchived,
+          window: SEARCH_WINDOW,
+          limit: depth,
+          today: julianDay(now),
+          ...(category ? { category } : {}),
+        });
+      hits = this.deps.hybrid
+        ? await this.deps.hybrid.search({ pool, query, limit, includeArchived, now, ...(category ? { category } : {}) }, lexical)
+        : lexical(limit);
     }
     if (request.recordReference === true && hits.length > 0) {
       this.references.add(pool, hits.map((hit) => hit.entry.id), actor, request.requestId ?? null);

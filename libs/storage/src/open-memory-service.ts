@@ -1,12 +1,16 @@
 import { mkdirSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { MemoryEvent } from '@engram/domain';
+import type { Embedder } from '@engram/embeddings';
 import { DataDir } from './data-dir.js';
 import { DataDirLock } from './data-dir-lock.js';
 import { EventLog } from './event-log.js';
 import { FlatFiles } from './flat-files.js';
+import { HybridSearch, type SearchObserver } from './hybrid-search.js';
 import { MemoryService } from './memory-service.js';
 import { Projection } from './projection.js';
+import { VectorService } from './vector-service.js';
+import { VectorStore } from './vector-store.js';
 import { WalCheckpointer } from './wal-checkpointer.js';
 
 export interface MemoryServiceOptions {
@@ -17,6 +21,12 @@ export interface MemoryServiceOptions {
   readonly clock?: () => Date;
   /** The log refused further writes after a failed write or fsync; the service cannot go on. */
   readonly onFatal?: (error: Error) => void;
+  /** Hybrid search: entries' vectors in vectors.db, the query embedded at search time. Absent: lexical only. */
+  readonly embeddings?: {
+    readonly embedder: Embedder;
+    readonly queryTimeoutMs: number;
+    readonly observer?: SearchObserver;
+  };
 }
 
 /** Events applied per SQLite transaction when catching up from the log. */
@@ -41,7 +51,8 @@ export async function openMemoryService(options: MemoryServiceOptions): Promise<
     const checkpointer = new WalCheckpointer(projection.db, dataDir.databasePath, (error) =>
       options.logger.warn({ err: error }, 'a WAL checkpoint failed; the next one retries'),
     );
-    return new MemoryService({
+    const hybrid = options.embeddings ? openHybridSearch(projection, dataDir, options.embeddings, options.logger) : undefined;
+    const service = new MemoryService({
       log,
       projection,
       eventIndex: projection.eventIndex,
@@ -51,12 +62,36 @@ export async function openMemoryService(options: MemoryServiceOptions): Promise<
       clock: options.clock ?? (() => new Date()),
       logger: options.logger,
       tier1MaxChars: options.tier1MaxChars,
+      ...(hybrid ? { hybrid: hybrid.search, vectors: new VectorService(hybrid.store) } : {}),
     });
+    if (hybrid) service.onCommitted((events) => hybrid.store.noteEvents(events));
+    return service;
   } catch (error) {
     projection?.close();
     lock.release();
     throw error;
   }
+}
+
+/** Attaches vectors.db and brings its entry-to-text map up to the projection (which the log may have moved without it). */
+function openHybridSearch(
+  projection: Projection,
+  dataDir: DataDir,
+  embeddings: NonNullable<MemoryServiceOptions['embeddings']>,
+  logger: Logger,
+): { readonly store: VectorStore; readonly search: HybridSearch } {
+  const store = VectorStore.attach(projection.db, dataDir.vectorsPath);
+  const entries = store.sync([...projection.allEntries()]);
+  logger.info({ entries, model: embeddings.embedder.model }, 'hybrid search on: vectors.db attached');
+  const search = new HybridSearch({
+    vectors: store,
+    embedder: embeddings.embedder,
+    queryTimeoutMs: embeddings.queryTimeoutMs,
+    entry: (id) => projection.get(id),
+    logger,
+    ...(embeddings.observer ? { observer: embeddings.observer } : {}),
+  });
+  return { store, search };
 }
 
 /** Applies the events the database has not seen yet; returns how many. */

@@ -1,6 +1,6 @@
 import { Controller, Inject, UseFilters } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { MemoryPattern, type MemoryContract, type MemoryPatternName } from '@engram/contracts';
+import { MemoryError, MemoryPattern, type MemoryContract, type MemoryPatternName } from '@engram/contracts';
 import type { Logger } from '@engram/observability';
 import type { MemoryService } from '@engram/storage';
 import { LOGGER, MEMORY_SERVICE } from '../memory.tokens.js';
@@ -17,6 +17,16 @@ export class MemoryRpcController {
     @Inject(MEMORY_SERVICE) private readonly memory: MemoryService,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
+
+  @MessagePattern(MemoryPattern.VectorsMissing)
+  vectorsMissing(@Payload() request: Request<typeof MemoryPattern.VectorsMissing>): Response<typeof MemoryPattern.VectorsMissing> {
+    return this.handle(MemoryPattern.VectorsMissing, request, () => this.vectors().missing(request));
+  }
+
+  @MessagePattern(MemoryPattern.StoreVectors)
+  storeVectors(@Payload() request: Request<typeof MemoryPattern.StoreVectors>): Response<typeof MemoryPattern.StoreVectors> {
+    return this.handle(MemoryPattern.StoreVectors, request, () => this.vectors().storeVectors(request));
+  }
 
   @MessagePattern(MemoryPattern.Store)
   store(@Payload() request: Request<typeof MemoryPattern.Store>): Response<typeof MemoryPattern.Store> {
@@ -118,6 +128,11 @@ export class MemoryRpcController {
    * first AsyncLocalStorage.run turns on promise hooks for the whole process, so every promise of
    * every call would pay for this one line (nothing else logs inside a call).
    */
+  private vectors(): NonNullable<MemoryService['vectors']> {
+    if (!this.memory.vectors) throw new MemoryError('unavailable', 'hybrid search is off on the memory service (EMBEDDINGS_BASE_URL is not set)');
+    return this.memory.vectors;
+  }
+
   private async handle<T>(pattern: MemoryPatternName, request: unknown, run: () => Promise<T>): Promise<T> {
     const started = performance.now();
     const result = await run();

@@ -90,7 +90,7 @@ export class OutboxService implements OnApplicationBootstrap, OnModuleDestroy {
         counts.set(pool, count);
         return count;
       };
-      const context = { activeCount, consolidationThreshold: this.config.consolidation.threshold };
+      const context = { activeCount, consolidationThreshold: this.config.consolidation.threshold, embeddings: this.config.embeddings !== null };
       const jobs = deriveBatchJobs(events, context);
       if (jobs.length > 0) await this.queues.enqueue(jobs);
       this.memory.markDispatched(last.seq);

@@ -15,4 +15,6 @@ export const CONSOLIDATE = declare('ConsolidateProcessor', QueueName.Consolidate
 export const DECAY = declare('DecayProcessor', QueueName.Decay, [JobName.DecaySweep]);
 export const EXTRACT = declare('ExtractProcessor', QueueName.Extract, [JobName.ExtractExchange]);
 
-export const PROCESSOR_DECLARATIONS: readonly ProcessorDeclaration[] = [CATEGORIZE, CONSOLIDATE, DECAY, EXTRACT];
+export const EMBED = declare('EmbedProcessor', QueueName.Embed, [JobName.EmbedPool]);
+
+export const PROCESSOR_DECLARATIONS: readonly ProcessorDeclaration[] = [CATEGORIZE, CONSOLIDATE, DECAY, EXTRACT, EMBED];

@@ -4,6 +4,7 @@ import type { QueueName } from '@engram/jobs';
 import { CategorizeProcessor } from './categorize.processor.js';
 import { ConsolidateProcessor } from './consolidate.processor.js';
 import { DecayProcessor } from './decay.processor.js';
+import { EmbedProcessor } from './embed.processor.js';
 import { ExtractProcessor } from './extract.processor.js';
 
 /** The processor class of each queue (a Record: one per queue, none missing). */
@@ -12,6 +13,7 @@ export const PROCESSORS: Readonly<Record<QueueName, Type<WorkerHost>>> = {
   'engram-consolidate': ConsolidateProcessor,
   'engram-decay': DecayProcessor,
   'engram-extract': ExtractProcessor,
+  'engram-embed': EmbedProcessor,
 };
 
 /** Each queue's class is the one its declaration names (the declarations are what the boot check reads). */

@@ -1,0 +1,49 @@
+import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import type { EngramConfig } from '@engram/config';
+import { JobName } from '@engram/jobs';
+import type { Logger } from '@engram/observability';
+import type { MemoryService } from '@engram/storage';
+import { CONFIG, LOGGER, MEMORY_SERVICE } from '../memory.tokens.js';
+import { JobQueueRepository } from '../repositories/job-queue.repository.js';
+
+const RETRY_MS = 30_000;
+
+/**
+ * At start, with hybrid search on: one embedding job for each pool holding entries without a
+ * vector of the configured model (entries from before hybrid search was turned on, a new model,
+ * a lost vectors.db). New entries after that get theirs from the outbox.
+ */
+@Injectable()
+export class EmbeddingBackfillService implements OnApplicationBootstrap, OnModuleDestroy {
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    @Inject(MEMORY_SERVICE) private readonly memory: MemoryService,
+    @Inject(JobQueueRepository) private readonly queues: JobQueueRepository,
+    @Inject(CONFIG) private readonly config: EngramConfig,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    void this.backfill(`backfill-${Date.now()}`);
+  }
+
+  onModuleDestroy(): void {
+    clearTimeout(this.timer);
+  }
+
+  private async backfill(runId: string): Promise<void> {
+    const vectors = this.memory.vectors;
+    if (!vectors || !this.config.embeddings) return;
+    const pools = vectors.poolsMissing(this.config.embeddings.model);
+    if (pools.length === 0) return;
+    try {
+      await this.queues.enqueue(pools.map((pool) => ({ name: JobName.EmbedPool, data: { pool, eventId: `${runId}-${pool}` } })));
+      this.logger.info({ pools, model: this.config.embeddings.model }, 'asked the worker to embed entries that have no vector yet');
+    } catch (error) {
+      this.logger.warn({ err: error }, 'could not enqueue the embedding backfill; retrying');
+      this.timer = setTimeout(() => void this.backfill(runId), RETRY_MS);
+      this.timer.unref();
+    }
+  }
+}

@@ -1,0 +1,124 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { ClientProxyFactory, Transport } from '@nestjs/microservices';
+import { MemoryClient, MemoryPattern } from '@engram/contracts';
+import { contentHash } from '@engram/storage';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { repoRoot } from '../support/compose.js';
+import { startRedis, type TestRedis } from '../support/redis.js';
+import { ScriptedEmbeddings } from '../support/scripted-embeddings.js';
+import { startMemory, startWorker, type RunningMemory, type RunningWorker } from '../support/stack.js';
+
+const run = promisify(execFile);
+const user = 'user' as const;
+const pool = 'hybrid';
+const SEDAN = 'Drives a blue sedan to the office every day';
+// Shares no word with SEDAN; only its meaning (the scripted model puts "automobile" and "sedan" together).
+const MEANING_QUERY = 'which automobile';
+
+describe('hybrid search through an embeddings endpoint', () => {
+  let redis: TestRedis;
+  let embeddings: ScriptedEmbeddings;
+  let memory: RunningMemory;
+  let worker: RunningWorker;
+  let client: MemoryClient;
+  let env: Record<string, string>;
+
+  const connect = (port: number): MemoryClient =>
+    new MemoryClient(ClientProxyFactory.create({ transport: Transport.TCP, options: { host: '127.0.0.1', port } }), 10_000);
+  const search = async (query: string): Promise<string[]> =>
+    (await client.call(MemoryPattern.Search, { pool, query, limit: 3 })).map((hit) => hit.entry.content);
+  const metrics = async (): Promise<string> => (await fetch(`http://127.0.0.1:${memory.healthPort}/metrics`)).text();
+  const counter = (text: string, outcome: string): number =>
+    Number(new RegExp(`engram_memory_hybrid_searches_total\\{outcome="${outcome}"\\} (\\d+)`).exec(text)?.[1] ?? 'NaN');
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    embeddings = await ScriptedEmbeddings.start({ apiKey: 'sk-embed' });
+    env = {
+      REDIS_URL: redis.url,
+      EMBEDDINGS_BASE_URL: embeddings.baseUrl,
+      EMBEDDINGS_API_KEY: 'sk-embed',
+      EMBEDDINGS_MODEL: 'scripted-embed-1',
+      EMBEDDINGS_QUERY_TIMEOUT_MS: '300',
+    };
+    memory = await startMemory({ ...env, REDIS_URL: redis.url });
+    worker = await startWorker({ ...env, ...memory.clientEnv, CONSOLIDATION_MODEL: 'off' });
+    client = connect(memory.port);
+  });
+
+  afterAll(async () => {
+    await client?.close();
+    await worker?.stop();
+    await memory?.stop();
+    await embeddings?.close();
+    await redis?.stop();
+  });
+
+  it('finds an entry by meaning when the query shares no word with it, once the worker has embedded it', async () => {
+    await client.call(MemoryPattern.Store, { pool, actor: user, content: SEDAN });
+    await client.call(MemoryPattern.Store, { pool, actor: user, content: 'Prefers PostgreSQL for new services' });
+    await client.call(MemoryPattern.Store, { pool, actor: user, content: 'Has a puppy named Biscuit' });
+    await expect.poll(() => search(MEANING_QUERY), { timeout: 20_000 }).toEqual(expect.arrayContaining([SEDAN]));
+    expect((await search(MEANING_QUERY))[0]).toBe(SEDAN);
+    // Each stored text went to the endpoint once, in batches, never on the write path.
+    await expect.poll(() => embeddings.inputs.includes('Has a puppy named Biscuit'), { timeout: 20_000 }).toBe(true);
+    for (const text of [SEDAN, 'Prefers PostgreSQL for new services', 'Has a puppy named Biscuit']) {
+      expect(embeddings.inputs.filter((input) => input === text)).toHaveLength(1);
+    }
+    const text = await metrics();
+    // Searched while the third entry still had no vector: found by words alone, counted as partial.
+    expect(counter(text, 'hybrid') + counter(text, 'hybrid_partial')).toBeGreaterThan(0);
+  });
+
+  it('answers by words alone when the endpoint fails or does not answer in time, and says so in /metrics', async () => {
+    // The query's embedding is cached; a new query needs the endpoint.
+    for (const mode of ['error', 'hang'] as const) {
+      embeddings.mode = mode;
+      const before = counter(await metrics(), 'lexical_fallback');
+      expect(await search(`which automobile ${mode}`)).toEqual([]);
+      expect(await search(`blue sedan ${mode}`)).toEqual([SEDAN]);
+      expect(counter(await metrics(), 'lexical_fallback')).toBe(before + 2);
+    }
+    const text = await metrics();
+    expect(text).toMatch(/engram_memory_query_embedding_failures_total\{reason="error"\} [1-9]/);
+    expect(text).toMatch(/engram_memory_query_embedding_failures_total\{reason="timeout"\} [1-9]/);
+    embeddings.mode = 'ok';
+    expect((await search(MEANING_QUERY))[0]).toBe(SEDAN);
+  });
+
+  it('keeps the vectors through `engram replay`: search by meaning works again without new endpoint calls for entries', async () => {
+    const dataDir = memory.dataDir;
+    await client.close();
+    await worker.stop();
+    await memory.stop({ keepData: true });
+    const replay = await run('node', [join(repoRoot, 'apps/memory/bin/engram.js'), 'replay', '--data-dir', dataDir], { cwd: repoRoot });
+    expect(replay.stdout).toMatch(/replayed \d+ events applied/);
+
+    const inputsBefore = embeddings.inputs.length;
+    memory = await startMemory({ ...env, REDIS_URL: redis.url }, { dataDir });
+    worker = await startWorker({ ...env, ...memory.clientEnv, CONSOLIDATION_MODEL: 'off' });
+    client = connect(memory.port);
+    expect((await search(MEANING_QUERY))[0]).toBe(SEDAN);
+    // Only the query was embedded (it was cached by the previous process, not by this one).
+    expect(embeddings.inputs.slice(inputsBefore)).toEqual([MEANING_QUERY]);
+  });
+
+  it('forgets the vector of purged content', async () => {
+    const [hit] = await client.call(MemoryPattern.Search, { pool, query: 'puppy Biscuit', limit: 1 });
+    expect(hit?.entry.content).toBe('Has a puppy named Biscuit');
+    const vectors = (): number => {
+      const db = new Database(join(memory.dataDir, 'vectors.db'), { readonly: true });
+      try {
+        return db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM embeddings WHERE content_hash = ?').get(contentHash('Has a puppy named Biscuit'))?.n ?? -1;
+      } finally {
+        db.close();
+      }
+    };
+    expect(vectors()).toBe(1);
+    await client.call(MemoryPattern.Purge, { pool, actor: user, id: hit!.entry.id });
+    expect(vectors()).toBe(0);
+  });
+});
