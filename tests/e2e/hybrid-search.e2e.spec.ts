@@ -5,7 +5,8 @@ import { ClientProxyFactory, Transport } from '@nestjs/microservices';
 import { MemoryClient, MemoryPattern } from '@engram/contracts';
 import { contentHash } from '@engram/storage';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { eventually } from '@engram/testing';
 import { repoRoot } from '../support/compose.js';
 import { startRedis, type TestRedis } from '../support/redis.js';
 import { ScriptedEmbeddings } from '../support/scripted-embeddings.js';
@@ -61,10 +62,10 @@ describe('hybrid search through an embeddings endpoint', () => {
     await client.call(MemoryPattern.Store, { pool, actor: user, content: SEDAN });
     await client.call(MemoryPattern.Store, { pool, actor: user, content: 'Prefers PostgreSQL for new services' });
     await client.call(MemoryPattern.Store, { pool, actor: user, content: 'Has a puppy named Biscuit' });
-    await expect.poll(() => search(MEANING_QUERY), { timeout: 20_000 }).toEqual(expect.arrayContaining([SEDAN]));
+    await eventually(async () => expect(await search(MEANING_QUERY)).toContain(SEDAN), { timeout: 20_000 });
     expect((await search(MEANING_QUERY))[0]).toBe(SEDAN);
     // Each stored text went to the endpoint once, in batches, never on the write path.
-    await expect.poll(() => embeddings.inputs.includes('Has a puppy named Biscuit'), { timeout: 20_000 }).toBe(true);
+    await eventually(() => expect(embeddings.inputs).toContain('Has a puppy named Biscuit'), { timeout: 20_000 });
     for (const text of [SEDAN, 'Prefers PostgreSQL for new services', 'Has a puppy named Biscuit']) {
       expect(embeddings.inputs.filter((input) => input === text)).toHaveLength(1);
     }

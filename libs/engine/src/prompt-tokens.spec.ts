@@ -1,5 +1,5 @@
 import { loadConfig } from '@engram/config';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { AnthropicMessagesAdapter } from './anthropic-messages/anthropic-adapter.js';
 import { MEMORY_TOOLS } from './memory-tools.js';
 import { OpenAiChatAdapter } from './openai-chat/chat-adapter.js';

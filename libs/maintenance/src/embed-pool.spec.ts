@@ -1,5 +1,5 @@
 import { MemoryPattern, type MemoryContract, type MissingVectorText } from '@engram/contracts';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { EMBED_BATCH, embedPool, type EmbedderPort, type VectorMemoryPort } from './embed-pool.js';
 
 /** The memory side: texts without a vector until a vector for their hash is stored. */

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { reciprocalRankFusion } from './reciprocal-rank-fusion.js';
 
 describe('reciprocalRankFusion', () => {
