@@ -6,7 +6,17 @@ import { ClientProxyFactory, Transport } from '@nestjs/microservices';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { loadConfig } from '@engram/config';
 import { MemoryClient, MemoryPattern } from '@engram/contracts';
-import { AnthropicMessagesAdapter, ApiKeys, MEMORY_TOOLS, MemoryToolExecutor, OpenAiChatAdapter, OpenAiResponsesAdapter, Tier1Cache } from '@engram/engine';
+import {
+  AnthropicMessagesAdapter,
+  ApiKeys,
+  authMode,
+  MEMORY_TOOLS,
+  MemoryToolExecutor,
+  OpenAiChatAdapter,
+  OpenAiResponsesAdapter,
+  openNetworkWarning,
+  Tier1Cache,
+} from '@engram/engine';
 import { createFailFastRedis, createLogger, exitOnStartFailure, NestPinoLogger, stopOnSignals } from '@engram/observability';
 import type { FastifyInstance } from 'fastify';
 import { AppModule } from './app.module.js';
@@ -93,7 +103,7 @@ async function bootstrap(): Promise<void> {
       turns,
       access,
       memories: new MemoryRestService(memoryClient, cache, config.memoryToolMaxIterations > 0 ? MEMORY_TOOLS : []),
-      health: new HealthService(memoryClient, redis, Math.min(config.memory.rpcTimeoutMs, 1_000)),
+      health: new HealthService(memoryClient, redis, Math.min(config.memory.rpcTimeoutMs, 1_000), authMode(keys)),
       metrics,
       surfaces: {
         chat: { route: 'chat.completions', adapter: new OpenAiChatAdapter(), upstream: chatUpstream },
@@ -127,6 +137,8 @@ async function bootstrap(): Promise<void> {
   if (!keys.open && config.upstream.apiKey === undefined) {
     logger.warn('ENGRAM_API_KEYS is set but UPSTREAM_API_KEY is not: Engram keys are never forwarded, so requests reach the upstream without credentials');
   }
+  const exposed = openNetworkWarning(keys, config.gateway.host);
+  if (exposed) logger.warn({ host: config.gateway.host }, exposed);
   await app.listen(config.gateway.port, config.gateway.host);
   logger.info({ port: config.gateway.port, upstream: config.upstream.baseUrl, keys: keys.open ? 'open mode' : 'keyed' }, 'gateway ready');
 

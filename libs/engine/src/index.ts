@@ -8,7 +8,8 @@
  * - `relay.ts`: verbatim pass-through (memory off or unavailable, endpoints Engram does not own).
  * - `memory-tools.ts` / `memory-tool-executor.ts`: the six tools and their execution.
  * - `tier1-cache.ts`, `marker-stripper.ts`, `client-view.ts`, `extraction.ts`.
- * - `api-keys.ts`, `pool-selection.ts`, `errors.ts`: auth, pools and error shape for every surface.
+ * - `api-keys.ts`, `pool-selection.ts`, `errors.ts`: auth, pools and error shape for every surface;
+ *   `network-exposure.ts`: whether an open gateway is reachable from the network.
  * - `mcp/`: the same tools and the pool's memory as an MCP server.
  * - `openai-chat/`: the reference adapter.
  */
@@ -17,6 +18,7 @@ export * from './wire-adapter.js';
 export * from './ports.js';
 export * from './errors.js';
 export * from './api-keys.js';
+export * from './network-exposure.js';
 export * from './pool-selection.js';
 export * from './marker-stripper.js';
 export * from './client-view.js';
