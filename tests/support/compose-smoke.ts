@@ -47,12 +47,19 @@ const upstreamEnv = {
   UPSTREAM_API_KEY: 'sk-upstream',
   ENGRAM_API_KEYS: '',
 };
+// ENGRAM_BUILD_NETWORK=host builds the image with the host's network, for machines (like CI's) where that is
+// the only way out; docker-compose.yml itself stays as users get it.
+const buildNetwork = process.env['ENGRAM_BUILD_NETWORK'];
+const build = buildNetwork ? { build: { network: buildNetwork } } : {};
 writeFileSync(
   override,
   JSON.stringify({
-    services: Object.fromEntries(
-      ['gateway', 'worker'].map((name) => [name, { environment: upstreamEnv, extra_hosts: ['host.docker.internal:host-gateway'] }]),
-    ),
+    services: {
+      memory: { ...build },
+      ...Object.fromEntries(
+        ['gateway', 'worker'].map((name) => [name, { ...build, environment: upstreamEnv, extra_hosts: ['host.docker.internal:host-gateway'] }]),
+      ),
+    },
   }),
 );
 // COMPOSE_* make the README's plain `docker compose ...` lines act on this project and override.
@@ -77,9 +84,42 @@ const readmeLine = (command: string): string => {
   });
 };
 
+const started = Date.now();
+const elapsed = (): string => `${Math.round((Date.now() - started) / 1000)} s`;
+const step = (what: string): void => void process.stdout.write(`compose-smoke: ${what} (${elapsed()})\n`);
+
+/** Overwrites the second page of engram.db in the volume, as a failing disk would. */
+const corruptDatabase = (): void => {
+  compose('stop', 'gateway', 'worker', 'memory');
+  compose('run', '--rm', '--no-deps', '-T', 'memory', 'node', '-e',
+    "const fs = require('node:fs'); const fd = fs.openSync('/data/engram.db', 'r+'); fs.writeSync(fd, Buffer.alloc(4096, 0x5a), 0, 4096, 4096);");
+};
+const engram = (...args: string[]): string => compose('run', '--rm', '--no-deps', '-T', 'memory', 'npx', 'engram', ...args);
+const assertRemembered = (): void =>
+  assert.match(compose('exec', '-T', 'memory', 'npx', 'engram', 'export', '--pool', 'default', '--format', 'json'), new RegExp(DEPLOY_FACT));
+
+/** ops/RECOVERY.md section 1 under Docker: memory rebuilds a corrupted database at start, and a person can by hand. */
+function recoverCorruptedDatabase(): void {
+  step('corrupting engram.db in the volume; memory must rebuild it from the log when it starts');
+  corruptDatabase();
+  compose('up', '-d', '--wait', '--wait-timeout', '180');
+  assert.match(compose('logs', '--no-color', 'memory'), /moved it aside, rebuilding from the event log/);
+  assertRemembered();
+
+  step('corrupting it again; engram verify must notice, replay repair it (docker compose run --rm --no-deps memory)');
+  corruptDatabase();
+  assert.throws(() => engram('verify'), 'engram verify passes on a corrupted database');
+  engram('replay');
+  engram('verify');
+  compose('up', '-d', '--wait', '--wait-timeout', '180');
+  assertRemembered();
+}
+
 let failed = false;
 try {
+  step('building the image and bringing the stack up');
   compose('up', '-d', '--build', '--wait', '--wait-timeout', '180');
+  step('stack healthy; running the conversation');
   const outcome = await storeThenRecall(`http://127.0.0.1:${gatewayPort}`);
   assert.deepEqual(outcome, {
     storeAnswer: 'Noted.',
@@ -89,12 +129,14 @@ try {
   });
   assert.match(compose('exec', '-T', 'memory', 'cat', '/data/pools/default/USER.md'), new RegExp(DEPLOY_FACT));
   assert.equal(compose('exec', '-T', 'memory', 'id', '-un').trim(), 'node');
+  step('running the README\'s docker compose and ops/ lines');
   for (const command of readmeCommands().filter((line) => line.startsWith('docker compose ') || line.startsWith('ops/'))) {
     readmeLine(command.replace(/^ops\//, `${repoRoot}ops/`));
   }
   compose('up', '-d', '--wait', '--wait-timeout', '180');
   assert.match(compose('exec', '-T', 'memory', 'cat', '/data/pools/default/USER.md'), new RegExp(DEPLOY_FACT));
-  process.stdout.write('compose-smoke: the stack came up healthy and remembered across turns\n');
+  recoverCorruptedDatabase();
+  process.stdout.write(`compose-smoke: the stack came up healthy, remembered across turns and recovered its database (${elapsed()})\n`);
 } catch (error) {
   failed = true;
   process.stderr.write(`compose-smoke failed: ${error instanceof Error ? error.message : String(error)}\n`);
