@@ -15,19 +15,36 @@ function dockerEngineAnswers(): boolean {
   return result.status === 0;
 }
 
+/** The image compose runs; testcontainers uses the local copy and never pulls it again. */
+const REDIS_IMAGE = 'redis:7-alpine';
+
 /**
- * A private Redis for one test file: testcontainers' Redis where a Docker engine answers,
- * otherwise a real `redis-server` on a free port in a temp dir. With `port`, always a local
- * redis-server on that port (to bring "the same" Redis back after stopping it).
+ * A private Redis for one test file: testcontainers' Redis where a Docker engine answers
+ * (`DOCKER_HOST`; ENGRAM_TEST_DOCKER=off opts out), otherwise a real `redis-server` on a free port
+ * in a temp dir; the test log says which. With `port`, always a local redis-server on that port
+ * (to bring "the same" Redis back after stopping it).
  */
 export async function startRedis(options: { port?: number } = {}): Promise<TestRedis> {
   if (options.port === undefined && process.env['ENGRAM_TEST_DOCKER'] !== 'off' && dockerEngineAnswers()) {
-    const { RedisContainer } = await import('@testcontainers/redis');
-    const container = await new RedisContainer('redis:7-alpine').start();
-    const url = container.getConnectionUrl();
-    return { url, port: container.getPort(), stop: async () => void (await container.stop()) };
+    return startRedisContainer();
   }
-  const port = options.port ?? (await freePort());
+  const redis = await startLocalRedis(options.port ?? (await freePort()));
+  console.info(`test redis: local redis-server on port ${redis.port}`);
+  return redis;
+}
+
+async function startRedisContainer(): Promise<TestRedis> {
+  // Ryuk, testcontainers' reaper, is an image from a registry; stop() removes each container instead
+  // (and .ci/run removes any a crashed test run left behind, by the org.testcontainers label).
+  process.env['TESTCONTAINERS_RYUK_DISABLED'] ??= 'true';
+  const { RedisContainer } = await import('@testcontainers/redis');
+  // Like the local redis-server: nothing persisted.
+  const container = await new RedisContainer(REDIS_IMAGE).withCommand(['redis-server', '--save', '', '--appendonly', 'no']).start();
+  console.info(`test redis: testcontainers ${REDIS_IMAGE}, container ${container.getId().slice(0, 12)} on port ${container.getPort()}`);
+  return { url: container.getConnectionUrl(), port: container.getPort(), stop: async () => void (await container.stop({ remove: true })) };
+}
+
+async function startLocalRedis(port: number): Promise<TestRedis> {
   const dir = mkdtempSync(join(tmpdir(), 'engram-redis-'));
   const child = spawn(
     'redis-server',
