@@ -129,6 +129,9 @@ try {
   });
   assert.match(compose('exec', '-T', 'memory', 'cat', '/data/pools/default/USER.md'), new RegExp(DEPLOY_FACT));
   assert.equal(compose('exec', '-T', 'memory', 'id', '-un').trim(), 'node');
+  // Published on every interface without ENGRAM_API_KEYS: the gateway says so.
+  assert.match(compose('logs', '--no-color', 'gateway'), /ENGRAM_API_KEYS is empty and the gateway listens on 0\.0\.0\.0/);
+  assert.equal(((await (await fetch(`http://127.0.0.1:${gatewayPort}/readyz`)).json()) as { auth?: string }).auth, 'open');
   step('running the README\'s docker compose and ops/ lines');
   for (const command of readmeCommands().filter((line) => line.startsWith('docker compose ') || line.startsWith('ops/'))) {
     readmeLine(command.replace(/^ops\//, `${repoRoot}ops/`));
