@@ -6,7 +6,7 @@
  * memory container, logs),
  * then takes everything down again.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -108,9 +108,16 @@ function recoverCorruptedDatabase(): void {
 
   step('corrupting it again; engram verify must notice, replay repair it (docker compose run --rm --no-deps memory)');
   corruptDatabase();
-  assert.throws(() => engram('verify'), 'engram verify passes on a corrupted database');
-  engram('replay');
-  engram('verify');
+  const failedVerify = spawnSync('docker', ['compose', 'run', '--rm', '--no-deps', '-T', 'memory', 'npx', 'engram', 'verify'], {
+    cwd: repoRoot,
+    env: composeEnv,
+    encoding: 'utf8',
+  });
+  process.stdout.write(failedVerify.stdout);
+  assert.equal(failedVerify.status, 1, 'engram verify must fail on a corrupted database');
+  assert.match(failedVerify.stdout, /FAILED: \/data\n\s+- database/);
+  process.stdout.write(engram('replay'));
+  assert.match(engram('verify'), /^ok: /);
   compose('up', '-d', '--wait', '--wait-timeout', '180');
   assertRemembered();
 }
@@ -128,7 +135,13 @@ try {
     recallAnswer: 'With docker compose, on your NAS.',
   });
   assert.match(compose('exec', '-T', 'memory', 'cat', '/data/pools/default/USER.md'), new RegExp(DEPLOY_FACT));
-  assert.equal(compose('exec', '-T', 'memory', 'id', '-un').trim(), 'node');
+  for (const service of ['memory', 'worker', 'gateway']) {
+    // A non-root user on a read-only root filesystem, with a writable /tmp (and /data for memory).
+    assert.equal(compose('exec', '-T', service, 'id', '-un').trim(), 'node', service);
+    assert.throws(() => compose('exec', '-T', service, 'sh', '-c', 'touch $HOME/probe 2>/dev/null'), `${service}: root filesystem is writable`);
+    compose('exec', '-T', service, 'touch', '/tmp/probe');
+  }
+  compose('exec', '-T', 'memory', 'sh', '-c', 'touch /data/probe && rm /data/probe');
   // Published on every interface without ENGRAM_API_KEYS: the gateway says so.
   assert.match(compose('logs', '--no-color', 'gateway'), /ENGRAM_API_KEYS is empty and the gateway listens on 0\.0\.0\.0/);
   assert.equal(((await (await fetch(`http://127.0.0.1:${gatewayPort}/readyz`)).json()) as { auth?: string }).auth, 'open');
