@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { freePort } from '../support/ports.js';
 import { startGateway, type RunningGateway } from '../support/stack.js';
 

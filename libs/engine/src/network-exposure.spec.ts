@@ -1,14 +1,15 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
+import { because } from '@engram/testing';
 import { ApiKeys } from './api-keys.js';
 import { authMode, isLoopbackAddress, openNetworkWarning } from './network-exposure.js';
 
 describe('network exposure', () => {
   it('counts only loopback listeners as private to this machine', () => {
     for (const host of ['127.0.0.1', '127.0.1.1', 'localhost', 'LOCALHOST', '::1', '[::1]', '::ffff:127.0.0.1']) {
-      expect(isLoopbackAddress(host), host).toBe(true);
+      because(host, () => expect(isLoopbackAddress(host)).toBe(true));
     }
     for (const host of ['0.0.0.0', '::', '192.168.1.10', '10.0.0.2', 'engram.lan', '::ffff:10.0.0.1', '128.0.0.1']) {
-      expect(isLoopbackAddress(host), host).toBe(false);
+      because(host, () => expect(isLoopbackAddress(host)).toBe(false));
     }
   });
 
