@@ -6,3 +6,4 @@ export * from './similarity.js';
 export * from './decay.js';
 export * from './evolve.js';
 export * from './tier1.js';
+export * from './confidence-history.js';

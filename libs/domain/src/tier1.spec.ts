@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { Category, MemoryEntry, MemoryType } from './memory-entry.js';
-import { TIER1_CLOSE, TIER1_NOTE, TIER1_OPEN, buildTier1 } from './tier1.js';
+import { TIER1_CLOSE, TIER1_NOTE, TIER1_OPEN, buildTier1, planTier1 } from './tier1.js';
 
 const now = new Date('2026-03-10T15:00:00.000Z');
 function entry(id: string, overrides: Partial<MemoryEntry> & { category: Category | null; type?: MemoryType }): MemoryEntry {
@@ -97,5 +97,39 @@ describe('Tier 1', () => {
   it('keeps each entry on one line', () => {
     const result = build([entry('m', { category: 'preference', content: 'line one\nline two\t end' })]);
     expect(result.block).toContain('- [id:m] line one line two end (preference, 1.0)');
+  });
+
+  describe('plan: why each entry is or is not in the block', () => {
+    const entries = [
+      entry('in', { category: 'preference' }),
+      entry('full', { category: 'preference', confidence: 0.9, content: 'y'.repeat(300) }),
+      entry('decision', { category: 'decision', type: 'USER' }),
+      entry('loose', { category: null }),
+      entry('faded', { category: 'preference', createdAt: '2025-12-01T00:00:00.000Z' }),
+      entry('weak', { category: 'project', confidence: 0.4, lastReferenced: '2026-03-09T00:00:00.000Z' }),
+      entry('stale', { category: 'environment', lastReferenced: '2026-02-28T00:00:00.000Z' }),
+      entry('gone', { category: 'preference', isArchived: true }),
+    ];
+
+    it('names a reason for every entry: included, budget, category, decayed, not recent, archived', () => {
+      const plan = planTier1(entries, { now, maxChars: 250 });
+      expect(Object.fromEntries(plan.decisions.map((decision) => [decision.entry.id, decision.reason]))).toEqual({
+        in: 'included',
+        full: 'budget',
+        decision: 'category',
+        loose: 'category',
+        faded: 'decayed',
+        weak: 'decayed',
+        stale: 'not_recent',
+        gone: 'archived',
+      });
+    });
+
+    it('gives the same block and ids as buildTier1, and the line each included entry has in it', () => {
+      const plan = planTier1(entries, { now, maxChars: 250 });
+      expect({ block: plan.block, ids: plan.ids }).toEqual(build(entries, 250));
+      for (const decision of plan.decisions.filter((d) => d.reason === 'included')) expect(plan.block).toContain(decision.line);
+      expect(plan.decisions.find((d) => d.entry.id === 'full')?.line).toMatch(/^- \[id:full\] y+ \(preference, 0\.9\)$/);
+    });
   });
 });

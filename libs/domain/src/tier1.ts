@@ -22,6 +22,28 @@ export interface Tier1Block {
   readonly ids: readonly string[];
 }
 
+/**
+ * Why an entry is or is not in the block: `included`; `budget` (qualified, but the block was full);
+ * `category` (decision, gotcha, or a MEMORY without a Tier 1 category); `decayed` (effective
+ * confidence below the archive line, or an environment/project entry below TIER1_MIN_CONFIDENCE);
+ * `not_recent` (environment/project not referenced within TIER1_RECENT_DAYS); `archived`.
+ */
+export type Tier1Reason = 'included' | 'budget' | 'category' | 'decayed' | 'not_recent' | 'archived';
+
+export interface Tier1Decision {
+  readonly entry: MemoryEntry;
+  readonly reason: Tier1Reason;
+  /** Effective confidence as the block shows it (rounded to one decimal, whole days). */
+  readonly confidence: number;
+  /** The line the entry has (or would have) in the block; null when it never qualified. */
+  readonly line: string | null;
+}
+
+export interface Tier1Plan extends Tier1Block {
+  /** Every given entry: first those that qualified in block order, then the others in the given order. */
+  readonly decisions: readonly Tier1Decision[];
+}
+
 interface Candidate {
   readonly entry: MemoryEntry;
   readonly confidence: number;
@@ -34,11 +56,19 @@ interface Candidate {
  * so the same memory state on the same day gives the same bytes.
  */
 export function buildTier1(entries: Iterable<MemoryEntry>, options: Tier1Options): Tier1Block {
+  const { block, ids } = planTier1(entries, options);
+  return { block, ids };
+}
+
+/** buildTier1 with the reason for every entry, so a person can see why a fact is or is not in the prompt. */
+export function planTier1(entries: Iterable<MemoryEntry>, options: Tier1Options): Tier1Plan {
   const today = new Date(Math.floor(options.now.getTime() / DAY_MS) * DAY_MS);
   const candidates: Candidate[] = [];
+  const excluded: Tier1Decision[] = [];
   for (const entry of entries) {
-    const candidate = toCandidate(entry, today);
-    if (candidate) candidates.push(candidate);
+    const judged = judge(entry, today);
+    if ('reason' in judged) excluded.push(judged);
+    else candidates.push(judged);
   }
   candidates.sort(byPriority);
 
@@ -46,28 +76,34 @@ export function buildTier1(entries: Iterable<MemoryEntry>, options: Tier1Options
   let used = frame.length;
   const lines: string[] = [];
   const ids: string[] = [];
+  const qualified: Tier1Decision[] = [];
   for (const candidate of candidates) {
     const line = renderLine(candidate);
-    if (used + line.length + 1 > options.maxChars) continue;
+    const fits = used + line.length + 1 <= options.maxChars;
+    qualified.push({ entry: candidate.entry, reason: fits ? 'included' : 'budget', confidence: candidate.confidence, line });
+    if (!fits) continue;
     used += line.length + 1;
     lines.push(line);
     ids.push(candidate.entry.id);
   }
-  if (lines.length === 0) return { block: '', ids: [] };
-  return { block: `${TIER1_OPEN}\n${TIER1_NOTE}\n${lines.join('\n')}\n${TIER1_CLOSE}`, ids };
+  const decisions = [...qualified, ...excluded];
+  if (lines.length === 0) return { block: '', ids: [], decisions };
+  return { block: `${TIER1_OPEN}\n${TIER1_NOTE}\n${lines.join('\n')}\n${TIER1_CLOSE}`, ids, decisions };
 }
 
-function toCandidate(entry: MemoryEntry, today: Date): Candidate | undefined {
-  if (entry.isArchived) return undefined;
-  if (entry.category === 'decision' || entry.category === 'gotcha') return undefined;
+function judge(entry: MemoryEntry, today: Date): Candidate | Tier1Decision {
   const days = calendarDaysSince(decayAnchor(entry), today);
   const confidence = Math.round(effectiveConfidence(entry, today, days) * 10) / 10;
-  if (confidence < ARCHIVE_THRESHOLD) return undefined;
+  const out = (reason: Tier1Reason): Tier1Decision => ({ entry, reason, confidence, line: null });
+  if (entry.isArchived) return out('archived');
+  if (entry.category === 'decision' || entry.category === 'gotcha') return out('category');
   const always = entry.type === 'USER' || entry.category === 'preference' || entry.category === 'person';
+  if (!always && entry.category !== 'environment' && entry.category !== 'project') return out('category');
+  if (confidence < ARCHIVE_THRESHOLD) return out('decayed');
   if (always) return { entry, confidence, always };
-  if (entry.category !== 'environment' && entry.category !== 'project') return undefined;
   const recent = entry.lastReferenced !== null && calendarDaysSince(entry.lastReferenced, today) <= TIER1_RECENT_DAYS;
-  return recent && confidence >= TIER1_MIN_CONFIDENCE ? { entry, confidence, always } : undefined;
+  if (!recent) return out('not_recent');
+  return confidence >= TIER1_MIN_CONFIDENCE ? { entry, confidence, always } : out('decayed');
 }
 
 function byPriority(a: Candidate, b: Candidate): number {
