@@ -138,7 +138,7 @@ describe('npx engram', () => {
       const stats = await engram('stats', '--json', '--data-dir', dataDir);
       expect(JSON.parse(stats.stdout)).toEqual({
         lastSeq: 4,
-        pools: [{ pool: 'team', active: 2, archived: 1, byCategory: { preference: 1, project: 1 } }],
+        pools: [{ pool: 'team', active: 2, archived: 1, byCategory: { preference: 1, project: 1 }, lastSeq: 4, lastChangedAt: expect.any(String) }],
       });
       expect((await engram('export', '--pool', '../x', '--data-dir', dataDir)).code).toBe(1);
     } finally {

@@ -1,4 +1,4 @@
-import type { Actor, Category, MemoryEntry, MemoryEvent, MemorySource, MemoryType } from '@engram/domain';
+import type { Actor, Category, MemoryEntry, MemoryEvent, MemorySource, MemoryType, Tier1Reason } from '@engram/domain';
 import type { MemoryPattern } from './memory-pattern.js';
 
 /** Every write carries who did it and, when there is one, what caused it (an event id or a request id). */
@@ -44,6 +44,29 @@ export interface ListRequest {
   /** Entries to skip, for paging through a pool larger than one page (newest first). */
   readonly offset?: number;
   readonly requestId?: string;
+}
+/** How a page of memories is ordered, newest / most recently used / most confident first. */
+export const PAGE_SORTS = ['created', 'last_used', 'confidence'] as const;
+export type PageSort = (typeof PAGE_SORTS)[number];
+
+/** One page of a pool's entries, keyset-paged: pass the previous page's `nextCursor` for the next. */
+export interface PageRequest {
+  readonly pool: string;
+  readonly sort?: PageSort;
+  readonly archived?: boolean;
+  readonly type?: MemoryType;
+  readonly category?: Category;
+  readonly confirmed?: boolean;
+  readonly source?: MemorySource;
+  readonly limit?: number;
+  readonly cursor?: string;
+  readonly requestId?: string;
+}
+export type PagedEntry = MemoryEntry & { readonly effectiveConfidence: number };
+export interface PageResponse {
+  readonly data: readonly PagedEntry[];
+  /** Null on the last page. */
+  readonly nextCursor: string | null;
 }
 export interface GetRequest {
   readonly pool: string;
@@ -121,6 +144,16 @@ export interface Tier1Response {
   /** Last seq applied when the block was built; changes whenever memory changes. */
   readonly seq: number;
 }
+/** The block as injected, and why each of the pool's active entries is or is not in it. */
+export interface Tier1PlanResponse extends Tier1Response {
+  readonly maxChars: number;
+  readonly entries: readonly {
+    readonly entry: MemoryEntry;
+    readonly reason: Tier1Reason;
+    readonly confidence: number;
+    readonly line: string | null;
+  }[];
+}
 export interface StatsResponse {
   readonly lastSeq: number;
   readonly pools: readonly {
@@ -128,6 +161,9 @@ export interface StatsResponse {
     readonly active: number;
     readonly archived: number;
     readonly byCategory: Readonly<Record<string, number>>;
+    /** Last seq of an event about the pool, and the latest change to one of its entries (null: none left). */
+    readonly lastSeq: number;
+    readonly lastChangedAt: string | null;
   }[];
 }
 export interface ConsolidateResponse {
@@ -157,6 +193,7 @@ export interface MemoryContract {
   [MemoryPattern.Store]: [StoreRequest, MemoryEntry];
   [MemoryPattern.Search]: [SearchRequest, SearchHit[]];
   [MemoryPattern.List]: [ListRequest, MemoryEntry[]];
+  [MemoryPattern.Page]: [PageRequest, PageResponse];
   [MemoryPattern.Get]: [GetRequest, MemoryEntry];
   [MemoryPattern.Update]: [UpdateRequest, MemoryEntry];
   [MemoryPattern.Delete]: [IdRequest, MemoryEntry];
@@ -168,6 +205,7 @@ export interface MemoryContract {
   [MemoryPattern.Restore]: [IdRequest, MemoryEntry];
   [MemoryPattern.Consolidate]: [ConsolidateRequest, ConsolidateResponse];
   [MemoryPattern.Tier1]: [PoolRequest, Tier1Response];
+  [MemoryPattern.Tier1Plan]: [PoolRequest, Tier1PlanResponse];
   [MemoryPattern.Stats]: [Record<string, never>, StatsResponse];
   [MemoryPattern.EventsAfter]: [EventsAfterRequest, MemoryEvent[]];
   [MemoryPattern.Events]: [EventsRequest, EventsPage];

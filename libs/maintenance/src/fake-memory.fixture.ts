@@ -95,7 +95,7 @@ export class FakeMemory implements MemoryPort {
         const pools = [...new Set([...this.entries.values()].map((item) => item.pool))];
         return {
           lastSeq: this.log.length,
-          pools: pools.map((pool) => ({ pool, active: this.active(pool).length, archived: 0, byCategory: {} })),
+          pools: pools.map((pool) => ({ pool, active: this.active(pool).length, archived: 0, byCategory: {}, lastSeq: this.log.length, lastChangedAt: null })),
         };
       }
       case MemoryPattern.EventsAfter: {

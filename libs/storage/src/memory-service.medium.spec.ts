@@ -167,7 +167,9 @@ describe('MemoryService on a real data dir', () => {
     expect((await service.tier1({ pool: 'team' })).block).toBe(first.block);
     expect(await service.ping({})).toEqual({ ok: true, lastSeq: 2 });
     expect((await service.eventsAfter({ after: 1 })).map((event) => event.seq)).toEqual([2]);
-    expect((await service.stats({})).pools).toEqual([{ pool: 'team', active: 2, archived: 0, byCategory: { preference: 1, decision: 1 } }]);
+    expect((await service.stats({})).pools).toEqual([
+      { pool: 'team', active: 2, archived: 0, byCategory: { preference: 1, decision: 1 }, lastSeq: 2, lastChangedAt: '2026-05-01T12:00:00.000Z' },
+    ]);
   });
 
   it('tells committed events to listeners in seq order and keeps the outbox cursor', async () => {

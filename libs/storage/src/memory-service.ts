@@ -10,6 +10,9 @@ import {
   type GetRequest,
   type IdRequest,
   type ListRequest,
+  type PageRequest,
+  type PageResponse,
+  type Tier1PlanResponse,
   type PoolRequest,
   type RefreshRequest,
   type SearchHit,
@@ -24,6 +27,7 @@ import {
   EVENT_SCHEMA_VERSION,
   buildTier1,
   changesOf,
+  planTier1,
   effectiveConfidence,
   type Actor,
   type EventDataByType,
@@ -44,6 +48,7 @@ import { newEventId, newMemoryId } from './ids.js';
 import type { Projection } from './projection.js';
 import { ReferenceBatcher, type ReferenceGroup } from './reference-batcher.js';
 import { toFtsMatch } from './search-query.js';
+import { decodeCursor, encodeCursor } from './page-cursor.js';
 import { julianDay } from './search-score.js';
 import {
   invalid,
@@ -56,6 +61,7 @@ import {
   validId,
   validLimit,
   validOffset,
+  validPageFilters,
   validPool,
   validQuery,
   validReason,
@@ -76,6 +82,8 @@ export interface MemoryServiceDeps {
     | 'get'
     | 'storedIds'
     | 'list'
+    | 'page'
+    | 'activeEntries'
     | 'search'
     | 'idsOfPool'
     | 'byConfidence'
@@ -112,6 +120,7 @@ const SEARCH_DEFAULT_LIMIT = 10;
 const SEARCH_MAX_LIMIT = 100;
 const LIST_DEFAULT_LIMIT = 50;
 const LIST_MAX_LIMIT = 1000;
+const PAGE_MAX_LIMIT = 500;
 const REFRESH_MAX_IDS = 100;
 /** How many of a pool's most recent matches a search ranks. */
 const SEARCH_WINDOW = 500;
@@ -307,6 +316,20 @@ export class MemoryService {
     });
   }
 
+  /** A page of a pool's entries for a person browsing them, keyset-paged (see Projection.page). */
+  async page(request: PageRequest): Promise<PageResponse> {
+    const pool = validPool(request.pool);
+    const filters = validPageFilters(request);
+    const limit = validLimit(request.limit, LIST_DEFAULT_LIMIT, PAGE_MAX_LIMIT);
+    const after = request.cursor === undefined || request.cursor === null ? undefined : decodeCursor(request.cursor, filters.sort);
+    const today = after?.today ?? julianDay(this.deps.clock());
+    const rows = this.deps.projection.page({ pool, ...filters, limit: limit + 1, today, ...(after ? { after } : {}) });
+    const now = fromJulianDay(today);
+    const data = rows.slice(0, limit).map((row) => ({ ...row.entry, effectiveConfidence: effectiveConfidence(row.entry, now) }));
+    const last = rows.length > limit ? rows[limit - 1] : undefined;
+    return { data, nextCursor: last ? encodeCursor({ sort: filters.sort, key: last.key, rowid: last.rowid, today }) : null };
+  }
+
   /**
    * Full-text search: BM25 over FTS5 combined with effective confidence (see searchScore), so among
    * similar matches the fresher, more trusted entry wins. Ranks the pool's SEARCH_WINDOW most recent
@@ -366,6 +389,13 @@ export class MemoryService {
     const response: Tier1Response = { pool, block, ids, seq };
     this.tier1Cache.set(pool, { key, response });
     return response;
+  }
+
+  /** The block exactly as tier1 gives it, and why each active entry of the pool is or is not in it. */
+  async tier1Plan(request: PoolRequest): Promise<Tier1PlanResponse> {
+    const injected = await this.tier1(request);
+    const plan = planTier1(this.deps.projection.activeEntries(injected.pool), { now: this.deps.clock(), maxChars: this.deps.tier1MaxChars });
+    return { ...injected, maxChars: this.deps.tier1MaxChars, entries: plan.decisions };
   }
 
   async stats(_request: Record<string, never> = {}): Promise<StatsResponse> {
@@ -571,6 +601,10 @@ export class MemoryService {
   private freshId(): string {
     return this.freshIds.take((id) => this.inFlight.has(id));
   }
+}
+
+function fromJulianDay(day: number): Date {
+  return new Date((day - 2_440_587.5) * DAY_MS);
 }
 
 function defaultType(category: string | null): 'USER' | 'MEMORY' {

@@ -10,8 +10,10 @@ import {
   type Category,
   type MemoryEntry,
   type MemoryEvent,
+  type MemorySource,
   type MemoryType,
 } from '@engram/domain';
+import type { PageSort } from '@engram/contracts';
 import { EventIndex } from './event-index.js';
 import { MEMORY_COLUMNS, toEntry, toRow, type MemoryRow } from './memory-row.js';
 import { readPoolStats, type PoolStats } from './pool-stats.js';
@@ -26,6 +28,37 @@ export interface ListQuery {
   readonly limit: number;
   readonly offset?: number;
 }
+
+export interface PageQuery {
+  readonly pool: string;
+  readonly sort: PageSort;
+  readonly archived: boolean;
+  readonly type?: MemoryType;
+  readonly category?: Category;
+  readonly confirmed?: boolean;
+  readonly source?: MemorySource;
+  readonly limit: number;
+  /** Rows strictly after this one in the sort order (the previous page's last). */
+  readonly after?: { readonly key: string | number; readonly rowid: number };
+  /** Julian day of "now", for the confidence sort. */
+  readonly today: number;
+}
+
+/** A page's rows and the sort key and rowid of each, from which the next cursor is made. */
+export interface PageRow {
+  readonly entry: MemoryEntry;
+  readonly key: string | number;
+  readonly rowid: number;
+}
+
+/** Sort keys of a page, descending; rowid breaks ties (the created_at index carries it). */
+const PAGE_KEYS: Readonly<Record<PageSort, string>> = {
+  created: 'created_at',
+  last_used: "coalesce(last_referenced, '')",
+  confidence: `confidence * pow(
+    CASE category ${CATEGORIES.map((category, index) => `WHEN '${category}' THEN @rate${index}`).join(' ')} ELSE @rateNone END,
+    max(0, @today - julianday(coalesce(last_referenced, created_at))))`,
+};
 
 export interface FtsQuery {
   readonly pool: string;
@@ -91,6 +124,7 @@ export class Projection {
   private readonly searchStatements = new Map<string, Database.Statement<SearchParams, SearchRow>>();
   /** Which events belong to which pool and entry, kept in the same transactions as the entries. */
   readonly eventIndex: EventIndex;
+  private readonly pageStatements = new Map<string, Database.Statement<Record<string, unknown>, MemoryRow & { page_key: string | number; page_rowid: number }>>();
 
   private constructor(readonly db: Database.Database) {
     this.eventIndex = new EventIndex(db);
@@ -283,6 +317,37 @@ export class Projection {
         offset: query.offset ?? 0,
       });
     return rows.map(toEntry);
+  }
+
+  /**
+   * One page of a pool's entries in sort order, keyset-paged: the WHERE clause starts after the
+   * previous page's last (key, rowid), so page 200 reads as few rows as page 1 (no OFFSET walking).
+   * The created sort walks the (pool, is_archived, created_at) index; the others sort the pool's
+   * filtered rows, which costs the same for every page.
+   */
+  page(query: PageQuery): PageRow[] {
+    const key = PAGE_KEYS[query.sort];
+    const where = ['pool = @pool', 'is_archived = @archived'];
+    if (query.type !== undefined) where.push('type = @type');
+    if (query.category !== undefined) where.push('category = @category');
+    if (query.confirmed !== undefined) where.push('is_confirmed = @confirmed');
+    if (query.source !== undefined) where.push('source = @source');
+    if (query.after) where.push(`(${key}, rowid) < (@afterKey, @afterRowid)`);
+    const sql = `SELECT *, ${key} AS page_key, rowid AS page_rowid FROM memories WHERE ${where.join(' AND ')}
+       ORDER BY page_key DESC, rowid DESC LIMIT ${integer(query.limit)}`;
+    let statement = this.pageStatements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.pageStatements.set(sql, statement);
+    }
+    const parameters: Record<string, unknown> = { pool: query.pool, archived: query.archived ? 1 : 0 };
+    if (query.sort === 'confidence') Object.assign(parameters, DECAY_RATE_PARAMS, { today: query.today });
+    if (query.type !== undefined) parameters['type'] = query.type;
+    if (query.category !== undefined) parameters['category'] = query.category;
+    if (query.confirmed !== undefined) parameters['confirmed'] = query.confirmed ? 1 : 0;
+    if (query.source !== undefined) parameters['source'] = query.source;
+    if (query.after) Object.assign(parameters, { afterKey: query.after.key, afterRowid: query.after.rowid });
+    return statement.all(parameters).map((row) => ({ entry: toEntry(row), key: row.page_key, rowid: row.page_rowid }));
   }
 
   /**

@@ -1,4 +1,4 @@
-import { MemoryError } from '@engram/contracts';
+import { MemoryError, PAGE_SORTS, type PageSort } from '@engram/contracts';
 import {
   CONTENT_MAX_CHARS,
   isCategory,
@@ -112,4 +112,29 @@ export function validCausation(causationId: unknown, requestId: unknown): string
 
 export function notFound(pool: string, id: string): MemoryError {
   return new MemoryError('not_found', `memory ${id} not found in pool ${pool}`);
+}
+
+/** The sort and filters of a page request; undefined filters are left out. */
+export function validPageFilters(request: {
+  sort?: unknown;
+  archived?: unknown;
+  type?: unknown;
+  category?: unknown;
+  confirmed?: unknown;
+  source?: unknown;
+}): { sort: PageSort; archived: boolean; type?: MemoryType; category?: Category; confirmed?: boolean; source?: MemorySource } {
+  const sort = request.sort ?? 'created';
+  if (!(PAGE_SORTS as readonly unknown[]).includes(sort)) throw invalid(`sort must be one of ${PAGE_SORTS.join(', ')}`);
+  for (const flag of ['archived', 'confirmed'] as const) {
+    if (request[flag] !== undefined && typeof request[flag] !== 'boolean') throw invalid(`${flag} must be a boolean`);
+  }
+  const category = request.category === undefined ? undefined : validCategory(request.category);
+  return {
+    sort: sort as PageSort,
+    archived: request.archived === true,
+    ...(request.type !== undefined ? { type: validType(request.type) } : {}),
+    ...(category ? { category } : {}),
+    ...(request.confirmed !== undefined ? { confirmed: request.confirmed as boolean } : {}),
+    ...(request.source !== undefined ? { source: validSource(request.source) } : {}),
+  };
 }

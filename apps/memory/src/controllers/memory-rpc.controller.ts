@@ -43,6 +43,11 @@ export class MemoryRpcController {
     return this.handle(MemoryPattern.List, request, () => this.memory.list(request));
   }
 
+  @MessagePattern(MemoryPattern.Page)
+  page(@Payload() request: Request<typeof MemoryPattern.Page>): Response<typeof MemoryPattern.Page> {
+    return this.handle(MemoryPattern.Page, request, () => this.memory.page(request));
+  }
+
   @MessagePattern(MemoryPattern.Get)
   get(@Payload() request: Request<typeof MemoryPattern.Get>): Response<typeof MemoryPattern.Get> {
     return this.handle(MemoryPattern.Get, request, () => this.memory.get(request));
@@ -100,6 +105,11 @@ export class MemoryRpcController {
     return this.handle(MemoryPattern.Tier1, request, () => this.memory.tier1(request));
   }
 
+  @MessagePattern(MemoryPattern.Tier1Plan)
+  tier1Plan(@Payload() request: Request<typeof MemoryPattern.Tier1Plan>): Response<typeof MemoryPattern.Tier1Plan> {
+    return this.handle(MemoryPattern.Tier1Plan, request, () => this.memory.tier1Plan(request));
+  }
+
   @MessagePattern(MemoryPattern.Stats)
   stats(@Payload() request: Request<typeof MemoryPattern.Stats>): Response<typeof MemoryPattern.Stats> {
     return this.handle(MemoryPattern.Stats, request, () => this.memory.stats(request));
@@ -155,6 +165,8 @@ export class MemoryRpcController {
 const READS: ReadonlySet<MemoryPatternName> = new Set([
   MemoryPattern.Search,
   MemoryPattern.List,
+  MemoryPattern.Page,
+  MemoryPattern.Tier1Plan,
   MemoryPattern.Get,
   MemoryPattern.Tier1,
   MemoryPattern.Stats,

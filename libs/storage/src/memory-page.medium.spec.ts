@@ -1,0 +1,98 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MemoryError, type PageRequest, type PageSort } from '@engram/contracts';
+import { effectiveConfidence } from '@engram/domain';
+import type { MemoryService } from './memory-service.js';
+import { openMemoryService } from './open-memory-service.js';
+import { silentLogger, tempDataDir } from './testing/temp-data-dir.js';
+
+let dir: ReturnType<typeof tempDataDir>;
+let service: MemoryService;
+let now = new Date('2026-05-01T12:00:00.000Z');
+const user = { actor: 'user' as const, pool: 'team' };
+
+beforeEach(async () => {
+  dir = tempDataDir();
+  now = new Date('2026-05-01T12:00:00.000Z');
+  service = await openMemoryService({ dataDir: dir.path, tier1MaxChars: 400, logger: silentLogger(), clock: () => now });
+});
+afterEach(async () => {
+  await service.close();
+  dir.remove();
+});
+
+/** Every entry of a listing, following nextCursor page by page. */
+async function all(request: Omit<PageRequest, 'pool' | 'cursor'>): Promise<string[]> {
+  const ids: string[] = [];
+  let cursor: string | undefined;
+  for (let pages = 0; pages < 100; pages++) {
+    const page = await service.page({ pool: 'team', ...request, ...(cursor ? { cursor } : {}) });
+    ids.push(...page.data.map((entry) => entry.id));
+    if (page.nextCursor === null) return ids;
+    cursor = page.nextCursor;
+  }
+  throw new Error('listing never ended');
+}
+
+describe('paging a pool for a person (memory.page)', () => {
+  it('walks every entry exactly once in each sort order, even when many share a sort key', async () => {
+    const stored = [];
+    for (let index = 0; index < 23; index++) {
+      // Three entries per minute: created_at ties must be broken, not skipped or repeated.
+      now = new Date(Date.UTC(2026, 4, 1, 12, Math.floor(index / 3)));
+      stored.push(await service.store({ ...user, content: `fact number ${index}`, category: index % 2 ? 'project' : 'decision', confidence: 0.5 + (index % 5) / 10 }));
+    }
+    now = new Date('2026-05-03T12:00:00.000Z');
+    await service.refresh({ ...user, ids: [stored[4]!.id, stored[9]!.id] });
+    now = new Date('2026-05-20T12:00:00.000Z');
+
+    const newestFirst = [...stored].reverse().map((entry) => entry.id);
+    expect(await all({ sort: 'created', limit: 5 })).toEqual(newestFirst);
+    const byConfidence = (await all({ sort: 'confidence', limit: 4 }));
+    const expected = [...stored]
+      .map((entry) => ({ id: entry.id, value: effectiveConfidence({ ...entry, lastReferenced: [4, 9].includes(stored.indexOf(entry)) ? '2026-05-03T12:00:00.000Z' : null }, now) }))
+      .sort((a, b) => b.value - a.value);
+    expect(byConfidence).toHaveLength(23);
+    expect(new Set(byConfidence).size).toBe(23);
+    const values = new Map(expected.map((row) => [row.id, row.value]));
+    const ranked = byConfidence.map((id) => values.get(id)!);
+    expect([...ranked].sort((a, b) => b - a)).toEqual(ranked);
+    const lastUsed = await all({ sort: 'last_used', limit: 3 });
+    expect(lastUsed.slice(0, 2).sort()).toEqual([stored[4]!.id, stored[9]!.id].sort());
+    expect(new Set(lastUsed).size).toBe(23);
+  });
+
+  it('filters by type, category, confirmed, archived and source, and reports effective confidence', async () => {
+    now = new Date('2026-05-01T12:00:00.000Z');
+    const preference = await service.store({ ...user, content: 'answers in French', category: 'preference' });
+    const project = await service.store({ actor: 'llm', pool: 'team', content: 'the API runs on Fastify', category: 'project' });
+    const archived = await service.store({ ...user, content: 'used to deploy by hand', category: 'project' });
+    await service.archive({ ...user, id: archived.id });
+    await service.update({ ...user, id: project.id, confirmed: true });
+    now = new Date('2026-05-11T12:00:00.000Z');
+    const ids = async (request: Omit<PageRequest, 'pool'>) => (await service.page({ pool: 'team', ...request })).data.map((entry) => entry.id);
+
+    expect(await ids({ type: 'USER' })).toEqual([preference.id]);
+    expect(await ids({ category: 'project' })).toEqual([project.id]);
+    expect(await ids({ confirmed: true })).toEqual([project.id]);
+    expect(await ids({ archived: true })).toEqual([archived.id]);
+    expect(await ids({ source: 'llm' })).toEqual([project.id]);
+    const [first] = (await service.page({ pool: 'team', type: 'USER' })).data;
+    expect(first?.effectiveConfidence).toBeCloseTo(0.95 ** 10, 6);
+  });
+
+  it('answers a bad sort, filter or cursor as the caller’s mistake', async () => {
+    await service.store({ ...user, content: 'one' });
+    await service.store({ ...user, content: 'two' });
+    const { nextCursor } = await service.page({ pool: 'team', limit: 1 });
+    expect(nextCursor).toEqual(expect.any(String));
+    for (const request of [
+      { sort: 'name' as PageSort },
+      { confirmed: 'yes' as unknown as boolean },
+      { cursor: 'garbage' },
+      { cursor: nextCursor!, sort: 'confidence' as const },
+      { source: 'robot' as 'llm' },
+    ]) {
+      await expect(service.page({ pool: 'team', ...request })).rejects.toSatisfy((error: unknown) => error instanceof MemoryError && error.code === 'invalid_request');
+    }
+  });
+});
