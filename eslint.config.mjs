@@ -7,7 +7,7 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.tsx'],
     plugins: { '@nx': nx },
     languageOptions: {
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
@@ -35,6 +35,8 @@ export default tseslint.config(
             { sourceTag: 'scope:memory', onlyDependOnLibsWithTags: ['scope:memory', 'scope:shared'] },
             { sourceTag: 'scope:gateway', onlyDependOnLibsWithTags: ['scope:gateway', 'scope:shared'] },
             { sourceTag: 'scope:worker', onlyDependOnLibsWithTags: ['scope:worker', 'scope:shared'] },
+            // The console runs in a browser: pure domain code and contract types only.
+            { sourceTag: 'scope:console', onlyDependOnLibsWithTags: ['type:domain', 'type:contracts'] },
           ],
         },
       ],

@@ -5,6 +5,7 @@ import { HealthController } from './controllers/health.controller.js';
 import { McpController } from './controllers/mcp.controller.js';
 import { MemoriesController } from './controllers/memories.controller.js';
 import { PassthroughController } from './controllers/passthrough.controller.js';
+import { PoolsController } from './controllers/pools.controller.js';
 import { ResponsesController } from './controllers/responses.controller.js';
 import { ACCESS_SERVICE, HEALTH_SERVICE, MCP_SERVICE, MEMORY_REST_SERVICE, METRICS, SURFACES, TOKEN_COUNT_SERVICE, TURN_SERVICE } from './gateway.tokens.js';
 import type { MetricsRepository } from './repositories/metrics.repository.js';
@@ -32,7 +33,16 @@ export class AppModule {
   static register(dependencies: GatewayAppDependencies): DynamicModule {
     return {
       module: AppModule,
-      controllers: [ChatCompletionsController, AnthropicMessagesController, ResponsesController, MemoriesController, McpController, HealthController, PassthroughController],
+      controllers: [
+        ChatCompletionsController,
+        AnthropicMessagesController,
+        ResponsesController,
+        MemoriesController,
+        PoolsController,
+        McpController,
+        HealthController,
+        PassthroughController,
+      ],
       providers: [
         { provide: TURN_SERVICE, useValue: dependencies.turns },
         { provide: ACCESS_SERVICE, useValue: dependencies.access },

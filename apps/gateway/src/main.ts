@@ -20,6 +20,7 @@ import {
 import { createFailFastRedis, createLogger, exitOnStartFailure, NestPinoLogger, stopOnSignals } from '@engram/observability';
 import type { FastifyInstance } from 'fastify';
 import { AppModule } from './app.module.js';
+import { serveConsole } from './http/console-assets.js';
 import { OpenAiErrorFilter } from './http/openai-error.filter.js';
 import { ChangeSubscriberRepository } from './repositories/change-subscriber.repository.js';
 import { ExtractionQueueRepository } from './repositories/extraction-queue.repository.js';
@@ -133,6 +134,7 @@ async function bootstrap(): Promise<void> {
     done();
   });
   app.useGlobalFilters(new OpenAiErrorFilter(logger));
+  serveConsole(app, logger);
 
   if (!keys.open && config.upstream.apiKey === undefined) {
     logger.warn('ENGRAM_API_KEYS is set but UPSTREAM_API_KEY is not: Engram keys are never forwarded, so requests reach the upstream without credentials');

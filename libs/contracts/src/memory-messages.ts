@@ -147,6 +147,9 @@ export interface Tier1Response {
 /** The block as injected, and why each of the pool's active entries is or is not in it. */
 export interface Tier1PlanResponse extends Tier1Response {
   readonly maxChars: number;
+  /** Active entries per reason. */
+  readonly counts: Readonly<Partial<Record<Tier1Reason, number>>>;
+  /** Every included entry, in block order, then up to 100 examples per other reason. */
   readonly entries: readonly {
     readonly entry: MemoryEntry;
     readonly reason: Tier1Reason;

@@ -7,7 +7,8 @@ export type Category = (typeof CATEGORIES)[number];
 export const CONTENT_MAX_CHARS = 2000;
 
 /** Where an entry came from: a tool call of the model, a person, a marker, a job. */
-export type MemorySource = 'llm' | 'user' | 'marker' | 'extraction' | 'consolidation' | 'import';
+export const MEMORY_SOURCES = ['llm', 'user', 'marker', 'extraction', 'consolidation', 'import'] as const;
+export type MemorySource = (typeof MEMORY_SOURCES)[number];
 
 /** One memory as the projection holds it. Times are ISO-8601 UTC strings. */
 export interface MemoryEntry {

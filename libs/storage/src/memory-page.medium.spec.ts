@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MemoryError, type PageRequest, type PageSort } from '@engram/contracts';
-import { effectiveConfidence } from '@engram/domain';
+import { effectiveConfidence, type MemoryEntry } from '@engram/domain';
 import type { MemoryService } from './memory-service.js';
 import { openMemoryService } from './open-memory-service.js';
 import { silentLogger, tempDataDir } from './testing/temp-data-dir.js';
@@ -35,7 +35,7 @@ async function all(request: Omit<PageRequest, 'pool' | 'cursor'>): Promise<strin
 
 describe('paging a pool for a person (memory.page)', () => {
   it('walks every entry exactly once in each sort order, even when many share a sort key', async () => {
-    const stored = [];
+    const stored: MemoryEntry[] = [];
     for (let index = 0; index < 23; index++) {
       // Three entries per minute: created_at ties must be broken, not skipped or repeated.
       now = new Date(Date.UTC(2026, 4, 1, 12, Math.floor(index / 3)));

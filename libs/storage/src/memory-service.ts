@@ -35,6 +35,7 @@ import {
   type MemoryEntry,
   type MemoryEvent,
   type NewEvent,
+  type Tier1Reason,
 } from '@engram/domain';
 import type { DataDirLock } from './data-dir-lock.js';
 import type { EventIndex } from './event-index.js';
@@ -121,6 +122,8 @@ const SEARCH_MAX_LIMIT = 100;
 const LIST_DEFAULT_LIMIT = 50;
 const LIST_MAX_LIMIT = 1000;
 const PAGE_MAX_LIMIT = 500;
+/** A Tier 1 plan lists every included entry and at most this many left out for each reason (all are counted). */
+const TIER1_PLAN_EXAMPLES = 100;
 const REFRESH_MAX_IDS = 100;
 /** How many of a pool's most recent matches a search ranks. */
 const SEARCH_WINDOW = 500;
@@ -395,7 +398,12 @@ export class MemoryService {
   async tier1Plan(request: PoolRequest): Promise<Tier1PlanResponse> {
     const injected = await this.tier1(request);
     const plan = planTier1(this.deps.projection.activeEntries(injected.pool), { now: this.deps.clock(), maxChars: this.deps.tier1MaxChars });
-    return { ...injected, maxChars: this.deps.tier1MaxChars, entries: plan.decisions };
+    const counts: Partial<Record<Tier1Reason, number>> = {};
+    const entries = plan.decisions.filter((decision) => {
+      counts[decision.reason] = (counts[decision.reason] ?? 0) + 1;
+      return decision.reason === 'included' || (counts[decision.reason] ?? 0) <= TIER1_PLAN_EXAMPLES;
+    });
+    return { ...injected, maxChars: this.deps.tier1MaxChars, counts, entries };
   }
 
   async stats(_request: Record<string, never> = {}): Promise<StatsResponse> {

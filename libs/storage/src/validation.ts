@@ -4,6 +4,7 @@ import {
   isCategory,
   isMemoryType,
   isValidPoolName,
+  MEMORY_SOURCES,
   type Actor,
   type Category,
   type MemorySource,
@@ -13,7 +14,7 @@ import { CALLER_ID_PATTERN } from './ids.js';
 
 /** Request checks of the memory service: every failure is a MemoryError('invalid_request') naming the field. */
 
-const SOURCES: readonly MemorySource[] = ['llm', 'user', 'marker', 'extraction', 'consolidation', 'import'];
+const SOURCES: readonly MemorySource[] = MEMORY_SOURCES;
 export const QUERY_MAX_CHARS = 4000;
 export const REASON_MAX_CHARS = 500;
 

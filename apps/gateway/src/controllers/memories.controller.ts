@@ -24,6 +24,11 @@ export class MemoriesController {
     return this.memories.create(this.pool(request, pool), json(body), request.id, request.headers['idempotency-key']);
   }
 
+  @Get('memories/:id')
+  get(@Param('pool') pool: string, @Param('id') id: string, @Req() request: FastifyRequest): Promise<unknown> {
+    return this.memories.get(this.pool(request, pool), id);
+  }
+
   @Patch('memories/:id')
   update(@Param('pool') pool: string, @Param('id') id: string, @Body() body: unknown, @Req() request: FastifyRequest): Promise<unknown> {
     return this.memories.update(this.pool(request, pool), id, json(body), request.id);
@@ -35,8 +40,8 @@ export class MemoriesController {
   }
 
   @Get('tier1')
-  tier1(@Param('pool') pool: string, @Req() request: FastifyRequest): Promise<unknown> {
-    return this.memories.tier1(this.pool(request, pool), request.id);
+  tier1(@Param('pool') pool: string, @Query() query: unknown, @Req() request: FastifyRequest): Promise<unknown> {
+    return this.memories.tier1WithQuery(this.pool(request, pool), query, request.id);
   }
 
   @Get('events')

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { type ApiKeys, clientError, presentedKey, selectPool, type EngramHttpError } from '@engram/engine';
+import { type ApiKeys, clientError, presentedKey, selectPool, type EngramHttpError, type PoolGrant } from '@engram/engine';
 
 export type AccessDecision = { readonly pool: string; readonly error?: undefined } | { readonly pool?: undefined; readonly error: EngramHttpError };
 
@@ -8,9 +8,16 @@ export class AccessService {
   constructor(private readonly keys: ApiKeys) {}
 
   resolve(headers: IncomingHttpHeaders, pathPool: string | undefined): AccessDecision {
+    const grant = this.grant(headers);
+    if ('error' in grant) return grant;
+    return selectPool({ pathPool, headerPool: header(headers, 'x-engram-pool') }, grant);
+  }
+
+  /** The pools the presented key reaches (all of them in open mode), or a 401. */
+  grant(headers: IncomingHttpHeaders): PoolGrant | { readonly error: EngramHttpError } {
     const grant = this.keys.authenticate(presentedKey(header(headers, 'authorization'), header(headers, 'x-api-key')));
     if (grant === null) return { error: clientError(401, 'a valid Engram API key is required (Authorization: Bearer <key>)', 'invalid_api_key') };
-    return selectPool({ pathPool, headerPool: header(headers, 'x-engram-pool') }, grant);
+    return grant;
   }
 }
 

@@ -1,6 +1,6 @@
-import { MemoryError, MemoryPattern, type EventsPage, type MemoryClient, type MemoryContract, type MemoryErrorCode } from '@engram/contracts';
-import { CATEGORIES, CONTENT_MAX_CHARS, MEMORY_TYPES } from '@engram/domain';
-import { EngramHttpError, MEMORY_TOOLS, clientError, memoryPromptTokens, type MemoryToolDefinition, type Tier1Cache } from '@engram/engine';
+import { MemoryError, MemoryPattern, PAGE_SORTS, type EventsPage, type MemoryClient, type MemoryContract, type MemoryErrorCode } from '@engram/contracts';
+import { CATEGORIES, CONTENT_MAX_CHARS, MEMORY_SOURCES, MEMORY_TYPES } from '@engram/domain';
+import { EngramHttpError, MEMORY_TOOLS, clientError, memoryPromptTokens, type MemoryToolDefinition, type PoolGrant, type Tier1Cache } from '@engram/engine';
 import { z } from 'zod';
 
 const category = z.enum(CATEGORIES);
@@ -16,10 +16,16 @@ const UpdateBody = z
     archived: z.boolean().optional(),
   })
   .strict();
+const flag = z.enum(['true', 'false']).transform((value) => value === 'true');
 const ListQuery = z.object({
   q: z.string().optional(),
   category: category.optional(),
-  archived: z.enum(['true', 'false']).optional(),
+  type: z.enum(MEMORY_TYPES).optional(),
+  confirmed: flag.optional(),
+  archived: flag.optional(),
+  source: z.enum(MEMORY_SOURCES).optional(),
+  sort: z.enum(PAGE_SORTS).optional(),
+  cursor: z.string().max(512).optional(),
   limit: z.coerce.number().int().min(1).max(500).optional(),
 });
 const IdempotencyKey = z.string('Idempotency-Key must be given once').regex(/^[\x21-\x7e]{1,255}$/, 'Idempotency-Key must be 1-255 printable ASCII characters without spaces');
@@ -29,6 +35,9 @@ const EventsQuery = z.object({
   cursor: z.string().min(1).max(64).optional(),
   memoryId: z.string().min(1).max(64).optional(),
 });
+const Tier1Query = z.object({ explain: flag.optional() });
+/** A search answers its best matches, not a listing to page through. */
+const SEARCH_MAX_LIMIT = 100;
 
 const STATUS_OF: Readonly<Record<MemoryErrorCode, number>> = {
   not_found: 404,
@@ -52,29 +61,64 @@ export class MemoryRestService {
     private readonly offeredTools: readonly MemoryToolDefinition[] = MEMORY_TOOLS,
   ) {}
 
-  async list(pool: string, query: unknown, requestId: string): Promise<{ data: unknown[] }> {
+  /**
+   * Without `q`: one keyset page of the pool (`nextCursor` for the next). With `q`: the search the
+   * model uses (same ranking, no reference recorded), its best matches narrowed by the filters.
+   */
+  async list(pool: string, query: unknown, requestId: string): Promise<{ data: unknown[]; nextCursor: string | null }> {
     const q = parse(ListQuery, query);
-    const archived = q.archived === undefined ? undefined : q.archived === 'true';
     if (q.q !== undefined && q.q.trim() !== '') {
       const hits = await this.call(MemoryPattern.Search, {
         pool,
         query: q.q,
         ...(q.category ? { category: q.category } : {}),
-        ...(archived ? { includeArchived: true } : {}),
-        ...(q.limit ? { limit: q.limit } : {}),
+        ...(q.archived ? { includeArchived: true } : {}),
+        limit: Math.min(q.limit ?? SEARCH_MAX_LIMIT, SEARCH_MAX_LIMIT),
         recordReference: false,
         requestId,
       });
-      return { data: hits.map((hit) => ({ ...hit.entry, score: hit.score, effectiveConfidence: hit.effectiveConfidence })) };
+      const data = hits
+        .filter(({ entry }) => (q.archived === undefined || entry.isArchived === q.archived) && (q.type === undefined || entry.type === q.type))
+        .filter(({ entry }) => (q.confirmed === undefined || entry.isConfirmed === q.confirmed) && (q.source === undefined || entry.source === q.source))
+        .map((hit) => ({ ...hit.entry, score: hit.score, effectiveConfidence: hit.effectiveConfidence }));
+      return { data, nextCursor: null };
     }
-    const entries = await this.call(MemoryPattern.List, {
+    const page = await this.call(MemoryPattern.Page, {
       pool,
+      ...(q.sort ? { sort: q.sort } : {}),
       ...(q.category ? { category: q.category } : {}),
-      ...(archived !== undefined ? { archived } : {}),
+      ...(q.type ? { type: q.type } : {}),
+      ...(q.confirmed !== undefined ? { confirmed: q.confirmed } : {}),
+      ...(q.archived !== undefined ? { archived: q.archived } : {}),
+      ...(q.source ? { source: q.source } : {}),
+      ...(q.cursor ? { cursor: q.cursor } : {}),
       ...(q.limit ? { limit: q.limit } : {}),
       requestId,
     });
-    return { data: entries };
+    return { data: [...page.data], nextCursor: page.nextCursor };
+  }
+
+  /**
+   * Every pool a key reaches: those with entries or events (all of them for a `*` key or in open
+   * mode) and the key's granted ones, with counts, the last change and the size of the Tier 1 block
+   * (characters, and o200k tokens it adds to the system message).
+   */
+  async pools(grant: PoolGrant, requestId: string): Promise<{ data: unknown[] }> {
+    const stats = await this.call(MemoryPattern.Stats, {});
+    const known = new Map(stats.pools.map((pool) => [pool.pool, pool]));
+    const names = grant.all ? [...known.keys()] : [...grant.pools];
+    const data = await Promise.all(
+      names.map(async (name) => {
+        const pool = known.get(name) ?? { pool: name, active: 0, archived: 0, byCategory: {}, lastSeq: 0, lastChangedAt: null };
+        const tier1 = await this.call(MemoryPattern.Tier1, { pool: name, requestId });
+        return { ...pool, tier1: { chars: tier1.block.length, tokens: await memoryPromptTokens(tier1.block, []), ids: tier1.ids.length } };
+      }),
+    );
+    return { data: data.sort((a, b) => (a.pool < b.pool ? -1 : a.pool > b.pool ? 1 : 0)) };
+  }
+
+  get(pool: string, id: string): Promise<unknown> {
+    return this.call(MemoryPattern.Get, { pool, id });
   }
 
   /** With an `Idempotency-Key`, a retry returns the entry the first attempt stored (even one that timed out). */
@@ -127,6 +171,14 @@ export class MemoryRestService {
   async tier1(pool: string, requestId: string): Promise<unknown> {
     const tier1 = await this.call(MemoryPattern.Tier1, { pool, requestId });
     return { ...tier1, promptTokens: await memoryPromptTokens(tier1.block, this.offeredTools) };
+  }
+
+  /** `?explain=true`: the block as injected plus why each active entry is or is not in it (else plain tier1). */
+  async tier1WithQuery(pool: string, query: unknown, requestId: string): Promise<unknown> {
+    if (!parse(Tier1Query, query).explain) return this.tier1(pool, requestId);
+    const plan = await this.call(MemoryPattern.Tier1Plan, { pool, requestId });
+    const [tokens, promptTokens] = await Promise.all([memoryPromptTokens(plan.block, []), memoryPromptTokens(plan.block, this.offeredTools)]);
+    return { ...plan, chars: plan.block.length, tokens, promptTokens };
   }
 
   /** A page of the pool's events (or of one entry's history, `memoryId`), oldest first, with the cursor of the next. */

@@ -1,0 +1,120 @@
+import type { Category, MemoryEntry, MemoryEvent, MemorySource, MemoryType, Tier1Reason } from '@engram/domain';
+
+const KEY_STORAGE = 'engram.key';
+
+/** The Engram key for this browser tab: asked once, kept in sessionStorage (gone when the tab closes). */
+export const session = {
+  key(): string | null {
+    return sessionStorage.getItem(KEY_STORAGE);
+  },
+  setKey(key: string): void {
+    sessionStorage.setItem(KEY_STORAGE, key);
+  },
+  clear(): void {
+    sessionStorage.removeItem(KEY_STORAGE);
+  },
+};
+
+/** An answer of the REST API other than 2xx, with its OpenAI-shaped message. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Told when the API says the key is missing or wrong, so the app can ask for one. */
+let onUnauthorized: () => void = () => undefined;
+export function whenUnauthorized(handler: () => void): void {
+  onUnauthorized = handler;
+}
+
+export async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = {};
+  const key = session.key();
+  if (key) headers['authorization'] = `Bearer ${key}`;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const response = await fetch(path, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+  const text = await response.text();
+  const json = text ? (JSON.parse(text) as unknown) : undefined;
+  if (!response.ok) {
+    if (response.status === 401) onUnauthorized();
+    const message = (json as { error?: { message?: string } } | undefined)?.error?.message ?? `${response.status} ${response.statusText}`;
+    throw new ApiError(response.status, message);
+  }
+  return json as T;
+}
+
+export interface PoolSummary {
+  readonly pool: string;
+  readonly active: number;
+  readonly archived: number;
+  readonly byCategory: Readonly<Record<string, number>>;
+  readonly lastSeq: number;
+  readonly lastChangedAt: string | null;
+  readonly tier1: { readonly chars: number; readonly ids: number; readonly tokens: number };
+}
+
+export type ListedEntry = MemoryEntry & { readonly effectiveConfidence: number; readonly score?: number };
+
+export interface MemoryFilters {
+  readonly q?: string;
+  readonly type?: MemoryType;
+  readonly category?: Category;
+  readonly confirmed?: boolean;
+  readonly archived?: boolean;
+  readonly source?: MemorySource;
+  readonly sort?: 'created' | 'last_used' | 'confidence';
+}
+
+export interface Tier1Plan {
+  readonly block: string;
+  readonly ids: readonly string[];
+  readonly chars: number;
+  readonly maxChars: number;
+  /** o200k tokens the block adds to the system message, and with the memory tools: each request's memory share. */
+  readonly tokens: number;
+  readonly promptTokens: number;
+  readonly counts: Readonly<Partial<Record<Tier1Reason, number>>>;
+  readonly entries: readonly { readonly entry: MemoryEntry; readonly reason: Tier1Reason; readonly confidence: number; readonly line: string | null }[];
+}
+
+const poolPath = (pool: string) => `/engram/pools/${encodeURIComponent(pool)}`;
+
+export const api = {
+  pools: () => request<{ data: PoolSummary[] }>('GET', '/engram/pools'),
+  memories(pool: string, filters: MemoryFilters, cursor: string | null, limit = 100) {
+    const query = new URLSearchParams({ limit: String(limit) });
+    for (const [name, value] of Object.entries(filters)) if (value !== undefined && value !== '') query.set(name, String(value));
+    if (cursor) query.set('cursor', cursor);
+    return request<{ data: ListedEntry[]; nextCursor: string | null }>('GET', `${poolPath(pool)}/memories?${query}`);
+  },
+  memory: (pool: string, id: string) => request<MemoryEntry>('GET', `${poolPath(pool)}/memories/${encodeURIComponent(id)}`),
+  create: (pool: string, body: { content: string; type?: MemoryType; category?: Category | null }) =>
+    request<MemoryEntry>('POST', `${poolPath(pool)}/memories`, body),
+  update: (pool: string, id: string, body: { content?: string; category?: Category | null; confirmed?: boolean; archived?: boolean }) =>
+    request<MemoryEntry>('PATCH', `${poolPath(pool)}/memories/${encodeURIComponent(id)}`, body),
+  purge: (pool: string, id: string) => request<unknown>('DELETE', `${poolPath(pool)}/memories/${encodeURIComponent(id)}?purge=true`),
+  tier1: (pool: string) => request<Tier1Plan>('GET', `${poolPath(pool)}/tier1?explain=true`),
+  events: (pool: string, after: number, limit = 1000) => request<{ data: MemoryEvent[] }>('GET', `${poolPath(pool)}/events?after=${after}&limit=${limit}`),
+};
+
+/** Every event of the pool that names this entry (stored, referenced, merged into another, ...). */
+export async function historyOf(pool: string, id: string): Promise<MemoryEvent[]> {
+  const found: MemoryEvent[] = [];
+  let after = 0;
+  for (;;) {
+    const { data } = await api.events(pool, after);
+    for (const event of data) if (mentions(event, id)) found.push(event);
+    const last = data.at(-1);
+    if (!last || data.length < 1000) return found;
+    after = last.seq;
+  }
+}
+
+export function mentions(event: MemoryEvent, id: string): boolean {
+  const data = event.data as { id?: string; ids?: readonly string[]; supersedes?: readonly string[] };
+  return data.id === id || (data.ids?.includes(id) ?? false) || (data.supersedes?.includes(id) ?? false);
+}
