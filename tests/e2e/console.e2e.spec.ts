@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { launchChromium, screenshotDir } from '../support/browser.js';
 import { contentText, startGatewayStack, type GatewayStack } from '../support/gateway-fixture.js';
 import type { RecordedRequest } from '../support/scripted-http.js';
@@ -75,6 +75,23 @@ describe('the memory console in a real browser', () => {
     expect((await fetch(`${stack.gateway.url}/pools/..%2Fetc/ui/`, { redirect: 'manual' })).status).toBe(400);
   });
 
+  it('pages the REST listing with a cursor and lists only the granted pools', async () => {
+    const first = (await (await rest('GET', '/engram/pools/alpha/memories?limit=3', 'alpha-key')).json()) as { data: Stored[]; nextCursor: string | null };
+    expect(first.data).toHaveLength(3);
+    const second = (await (await rest('GET', `/engram/pools/alpha/memories?limit=3&cursor=${first.nextCursor}`, 'alpha-key')).json()) as { data: Stored[]; nextCursor: string | null };
+    expect([...first.data, ...second.data].map((entry) => entry.id).sort()).toEqual(['french', 'postgres', 'compose', 'gotcha'].map((name) => seeded[name]!.id).sort());
+    expect(second.nextCursor).toBeNull();
+    const bad = await rest('GET', '/engram/pools/alpha/memories?cursor=nonsense', 'alpha-key');
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ error: { code: 'invalid_request' } });
+    expect((await rest('GET', '/engram/pools/alpha/memories?sort=size', 'alpha-key')).status).toBe(400);
+
+    const pools = async (key: string) => ((await (await rest('GET', '/engram/pools', key)).json()) as { data: { pool: string; active: number }[] }).data;
+    expect((await pools('alpha-key')).map((pool) => pool.pool)).toEqual(['alpha', 'shared']);
+    expect((await pools('admin-key')).map((pool) => [pool.pool, pool.active])).toEqual([['alpha', 4], ['secret', 1]]);
+    expect((await rest('GET', '/engram/pools', 'wrong-key')).status).toBe(401);
+  });
+
   it('asks for a key once and shows only the pools that key is granted', async () => {
     await page.goto(`${stack.gateway.url}/ui/`);
     await page.getByLabel('Engram key').fill('wrong-key');
@@ -103,7 +120,7 @@ describe('the memory console in a real browser', () => {
     expect(await page.locator('tbody tr').count()).toBe(4);
     await page.getByRole('searchbox').fill('invoices postgres');
     await page.getByRole('button', { name: 'Search', exact: true }).click();
-    await expect.poll(() => page.locator('tbody tr').count()).toBe(1);
+    await page.waitForFunction("document.querySelectorAll('tbody tr').length === 1");
     expect(await row('postgres').isVisible()).toBe(true);
     await shoot('2-memories-search');
     await page.getByRole('button', { name: 'Clear search' }).click();
@@ -113,9 +130,10 @@ describe('the memory console in a real browser', () => {
     await row('compose').getByLabel('Content').fill('Prefers deploying with docker compose on the home NAS');
     await row('compose').getByLabel('Category').selectOption('preference');
     await row('compose').getByRole('button', { name: 'Save' }).click();
-    await expect.poll(() => row('compose').locator('.text').textContent()).toBe('Prefers deploying with docker compose on the home NAS');
+    await row('compose').locator('.text', { hasText: 'home NAS' }).waitFor();
+    expect(await row('compose').locator('.text').textContent()).toBe('Prefers deploying with docker compose on the home NAS');
     await page.getByRole('button', { name: `Confirm ${seeded['compose']!.id}` }).click();
-    await expect.poll(() => row('compose').textContent()).toContain('confirmed');
+    await row('compose').locator('.chip', { hasText: 'confirmed' }).waitFor();
 
     await page.getByRole('link', { name: 'What the model sees' }).click();
     const block = page.getByLabel('Tier 1 block as injected');
@@ -197,9 +215,10 @@ describe('the memory console in a real browser', () => {
       await phone.keyboard.press('Enter');
       await phone.getByRole('link', { name: 'alpha' }).click();
       await phone.locator('tbody tr').first().waitFor();
-      const background = await phone.evaluate(() => getComputedStyle(document.body).backgroundColor);
+      // Expressions, not functions: this file is compiled without the DOM library.
+      const background = await phone.evaluate<string>('getComputedStyle(document.body).backgroundColor');
       expect(background).toBe('rgb(20, 22, 24)');
-      const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      const overflow = await phone.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
       expect(overflow).toBeLessThanOrEqual(0);
       await phone.screenshot({ path: join(shots, '7-phone-dark.png'), fullPage: true });
     } finally {

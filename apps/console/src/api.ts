@@ -98,23 +98,24 @@ export const api = {
     request<MemoryEntry>('PATCH', `${poolPath(pool)}/memories/${encodeURIComponent(id)}`, body),
   purge: (pool: string, id: string) => request<unknown>('DELETE', `${poolPath(pool)}/memories/${encodeURIComponent(id)}?purge=true`),
   tier1: (pool: string) => request<Tier1Plan>('GET', `${poolPath(pool)}/tier1?explain=true`),
-  events: (pool: string, after: number, limit = 1000) => request<{ data: MemoryEvent[] }>('GET', `${poolPath(pool)}/events?after=${after}&limit=${limit}`),
+  /** Events after a seq (or from a cursor), oldest first; `memoryId` narrows them to one entry's. */
+  events(pool: string, from: { after: number } | { cursor: string }, memoryId?: string) {
+    const query = new URLSearchParams({ limit: '1000' });
+    if ('cursor' in from) query.set('cursor', from.cursor);
+    else query.set('after', String(from.after));
+    if (memoryId) query.set('memoryId', memoryId);
+    return request<{ data: MemoryEvent[]; nextCursor: string | null }>('GET', `${poolPath(pool)}/events?${query}`);
+  },
 };
 
-/** Every event of the pool that names this entry (stored, referenced, merged into another, ...). */
+/** Every event about this entry (stored, used, edited, merged into another, ...), oldest first. */
 export async function historyOf(pool: string, id: string): Promise<MemoryEvent[]> {
   const found: MemoryEvent[] = [];
-  let after = 0;
-  for (;;) {
-    const { data } = await api.events(pool, after);
-    for (const event of data) if (mentions(event, id)) found.push(event);
-    const last = data.at(-1);
-    if (!last || data.length < 1000) return found;
-    after = last.seq;
+  let page = await api.events(pool, { after: 0 }, id);
+  found.push(...page.data);
+  while (page.nextCursor) {
+    page = await api.events(pool, { cursor: page.nextCursor }, id);
+    found.push(...page.data);
   }
-}
-
-export function mentions(event: MemoryEvent, id: string): boolean {
-  const data = event.data as { id?: string; ids?: readonly string[]; supersedes?: readonly string[] };
-  return data.id === id || (data.ids?.includes(id) ?? false) || (data.supersedes?.includes(id) ?? false);
+  return found;
 }

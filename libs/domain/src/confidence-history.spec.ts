@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { confidenceHistory } from './confidence-history.js';
 import { ARCHIVE_THRESHOLD } from './decay.js';
 import { EVENT_SCHEMA_VERSION, type EventDataByType, type EventType, type MemoryEvent } from './events.js';

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { MemoryError, type PageRequest, type PageSort } from '@engram/contracts';
 import { effectiveConfidence, type MemoryEntry } from '@engram/domain';
 import type { MemoryService } from './memory-service.js';
@@ -92,7 +92,9 @@ describe('paging a pool for a person (memory.page)', () => {
       { cursor: nextCursor!, sort: 'confidence' as const },
       { source: 'robot' as 'llm' },
     ]) {
-      await expect(service.page({ pool: 'team', ...request })).rejects.toSatisfy((error: unknown) => error instanceof MemoryError && error.code === 'invalid_request');
+      const refused = service.page({ pool: 'team', ...request });
+      await expect(refused).rejects.toBeInstanceOf(MemoryError);
+      await expect(refused).rejects.toMatchObject({ code: 'invalid_request' });
     }
   });
 });

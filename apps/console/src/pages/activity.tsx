@@ -21,14 +21,16 @@ export function ActivityPage({ pool, lastSeq }: { pool: string; lastSeq: number 
     setEvents([]);
     const poll = async (): Promise<void> => {
       try {
+        let page = await api.events(pool, { after });
         for (;;) {
-          const { data } = await api.events(pool, after, 1000);
           if (stopped) return;
+          const { data } = page;
           if (data.length > 0) {
             after = data.at(-1)!.seq;
             setEvents((previous) => [...data].reverse().concat(previous).slice(0, SHOWN));
           }
-          if (data.length < 1000) break;
+          if (!page.nextCursor) break;
+          page = await api.events(pool, { cursor: page.nextCursor });
         }
         setError(null);
       } catch (failure) {
