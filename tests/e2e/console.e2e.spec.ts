@@ -122,7 +122,7 @@ describe('the memory console in a real browser', () => {
     await page.getByRole('button', { name: 'Search', exact: true }).click();
     await page.waitForFunction("document.querySelectorAll('tbody tr').length === 1");
     expect(await row('postgres').isVisible()).toBe(true);
-    await shoot('2-memories-search');
+    await shoot('2-memories-search-results');
     await page.getByRole('button', { name: 'Clear search' }).click();
     await row('compose').waitFor();
 
@@ -134,6 +134,9 @@ describe('the memory console in a real browser', () => {
     expect(await row('compose').locator('.text').textContent()).toBe('Prefers deploying with docker compose on the home NAS');
     await page.getByRole('button', { name: `Confirm ${seeded['compose']!.id}` }).click();
     await row('compose').locator('.chip', { hasText: 'confirmed' }).waitFor();
+    await shoot('2-memories');
+    // The README's picture (ops/docs/console.png) is a copy of this one.
+    await page.screenshot({ path: join(shots, 'readme-console.png'), clip: { x: 0, y: 0, width: 1280, height: 540 } });
 
     await page.getByRole('link', { name: 'What the model sees' }).click();
     const block = page.getByLabel('Tier 1 block as injected');

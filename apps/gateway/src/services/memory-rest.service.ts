@@ -73,7 +73,7 @@ export class MemoryRestService {
         query: q.q,
         ...(q.category ? { category: q.category } : {}),
         ...(q.archived ? { includeArchived: true } : {}),
-        limit: Math.min(q.limit ?? SEARCH_MAX_LIMIT, SEARCH_MAX_LIMIT),
+        ...(q.limit ? { limit: Math.min(q.limit, SEARCH_MAX_LIMIT) } : {}),
         recordReference: false,
         requestId,
       });
