@@ -18,6 +18,7 @@ class RecordingMemory implements Pick<MemoryClient, 'call'> {
     if (pattern === MemoryPattern.Tier1) return { pool, block: `tier1 #${this.calls.length}`, ids: [], seq: this.calls.length } satisfies Tier1Response as never;
     if (pattern === MemoryPattern.Search) return [{ entry: memoryEntry('m1', { pool }), score: 2, effectiveConfidence: 0.9 }] as never;
     if (pattern === MemoryPattern.List) return [memoryEntry('m1', { pool })] as never;
+    if (pattern === MemoryPattern.Page) return { data: [{ ...memoryEntry('m1', { pool }), effectiveConfidence: 1 }], nextCursor: 'next' } as never;
     return memoryEntry('m1', { pool }) as never;
   };
 
@@ -67,13 +68,41 @@ describe('MemoryRestService', () => {
     }
   });
 
-  it('searches without recording references when the list has a query, and lists otherwise', async () => {
+  it('searches without recording references when the list has a query, and pages otherwise', async () => {
     const { rest, memory } = newRestService();
-    expect(await rest.list('team', { q: 'pnpm', archived: 'true' }, 'r1')).toEqual({ data: [expect.objectContaining({ id: 'm1', score: 2, effectiveConfidence: 0.9 })] });
-    await rest.list('team', { archived: 'false', limit: '5' }, 'r2');
+    expect(await rest.list('team', { q: 'pnpm', archived: 'true' }, 'r1')).toEqual({
+      data: [expect.objectContaining({ id: 'm1', score: 2, effectiveConfidence: 0.9 })],
+      nextCursor: null,
+    });
+    expect(await rest.list('team', { archived: 'false', limit: '5', sort: 'confidence', cursor: 'abc', confirmed: 'true', source: 'llm' }, 'r2')).toEqual({
+      data: [expect.objectContaining({ id: 'm1', effectiveConfidence: 1 })],
+      nextCursor: 'next',
+    });
     expect(memory.calls).toEqual([
       [MemoryPattern.Search, { pool: 'team', query: 'pnpm', includeArchived: true, recordReference: false, requestId: 'r1' }],
-      [MemoryPattern.List, { pool: 'team', archived: false, limit: 5, requestId: 'r2' }],
+      [MemoryPattern.Page, { pool: 'team', sort: 'confidence', confirmed: true, archived: false, source: 'llm', cursor: 'abc', limit: 5, requestId: 'r2' }],
+    ]);
+  });
+
+  it('narrows search hits by type, confirmed and source, which the search itself does not filter', async () => {
+    const { rest } = newRestService();
+    expect((await rest.list('team', { q: 'pnpm', type: 'USER' }, 'r1')).data).toEqual([]);
+    expect((await rest.list('team', { q: 'pnpm', type: 'MEMORY', confirmed: 'false', source: 'llm' }, 'r1')).data).toHaveLength(1);
+    await expect(rest.list('team', { sort: 'size' }, 'r1')).rejects.toMatchObject({ status: 400 });
+  });
+
+  it('lists the pools a key reaches with their Tier 1 size: all known for *, the granted ones otherwise', async () => {
+    const { rest, memory } = newRestService();
+    memory.call = async (pattern, request) => {
+      if (pattern === MemoryPattern.Stats) {
+        return { lastSeq: 9, pools: [{ pool: 'team', active: 2, archived: 1, byCategory: { project: 2 }, lastSeq: 9, lastChangedAt: '2026-05-01T12:00:00.000Z' }] } as never;
+      }
+      const { pool } = request as { pool: string };
+      return { pool, block: pool === 'team' ? 'x'.repeat(120) : '', ids: pool === 'team' ? ['a', 'b'] : [], seq: 9 } as never;
+    };
+    expect((await rest.pools({ all: true }, 'r1')).data).toEqual([expect.objectContaining({ pool: 'team', active: 2, tier1: { chars: 120, ids: 2 } })]);
+    expect((await rest.pools({ all: false, pools: ['solo'] }, 'r1')).data).toEqual([
+      { pool: 'solo', active: 0, archived: 0, byCategory: {}, lastSeq: 0, lastChangedAt: null, tier1: { chars: 0, ids: 0 } },
     ]);
   });
 

@@ -63,7 +63,8 @@ export class MemoryRestService {
 
   /**
    * Without `q`: one keyset page of the pool (`nextCursor` for the next). With `q`: the search the
-   * model uses (same ranking, no reference recorded), its best matches narrowed by the filters.
+   * model uses (same ranking, no reference recorded), its best matches narrowed by the filters;
+   * there `archived=true` searches archived entries too, as it always has.
    */
   async list(pool: string, query: unknown, requestId: string): Promise<{ data: unknown[]; nextCursor: string | null }> {
     const q = parse(ListQuery, query);
@@ -78,7 +79,7 @@ export class MemoryRestService {
         requestId,
       });
       const data = hits
-        .filter(({ entry }) => (q.archived === undefined || entry.isArchived === q.archived) && (q.type === undefined || entry.type === q.type))
+        .filter(({ entry }) => q.type === undefined || entry.type === q.type)
         .filter(({ entry }) => (q.confirmed === undefined || entry.isConfirmed === q.confirmed) && (q.source === undefined || entry.source === q.source))
         .map((hit) => ({ ...hit.entry, score: hit.score, effectiveConfidence: hit.effectiveConfidence }));
       return { data, nextCursor: null };
