@@ -104,7 +104,7 @@ describe('the memory console in a real browser', () => {
     expect(pools).toEqual(['alpha', 'shared']);
     const alpha = await page.locator('[data-pool="alpha"]').textContent();
     expect(alpha).toContain('Active4');
-    expect(alpha).toMatch(/Tier 1\d+ chars/);
+    expect(alpha).toMatch(/Tier 1\d+ chars, \d+ tokens/);
     expect(await page.content()).not.toContain('Secret pool fact');
     await shoot('1-pools');
     // The key stays for the tab: a reload does not ask again.
@@ -146,6 +146,7 @@ describe('the memory console in a real browser', () => {
     expect(tier1.block).toContain(`[id:${seeded['compose']!.id}] Prefers deploying with docker compose on the home NAS (preference, 1.0)`);
     expect(await page.locator('[data-reason="category"]').textContent()).toContain('The CI runner has no IPv6');
     expect(await page.getByTestId('tier1-size').textContent()).toBe(`${tier1.block.length} of 400 characters`);
+    expect(await page.locator('#tier1-title + p').textContent()).toMatch(/\d+ tokens \(o200k\)/);
     await shoot('3-tier1');
   });
 

@@ -100,9 +100,13 @@ describe('MemoryRestService', () => {
       const { pool } = request as { pool: string };
       return { pool, block: pool === 'team' ? 'x'.repeat(120) : '', ids: pool === 'team' ? ['a', 'b'] : [], seq: 9 } as never;
     };
-    expect((await rest.pools({ all: true }, 'r1')).data).toEqual([expect.objectContaining({ pool: 'team', active: 2, tier1: { chars: 120, ids: 2 } })]);
+    const [team] = (await rest.pools({ all: true }, 'r1')).data as { pool: string; active: number; tier1: { chars: number; tokens: number; ids: number } }[];
+    expect(team).toMatchObject({ pool: 'team', active: 2, tier1: { chars: 120, ids: 2 } });
+    // 120 repeated letters are far fewer o200k tokens than characters, and never none.
+    expect(team?.tier1.tokens).toBeGreaterThan(0);
+    expect(team?.tier1.tokens).toBeLessThan(120);
     expect((await rest.pools({ all: false, pools: ['solo'] }, 'r1')).data).toEqual([
-      { pool: 'solo', active: 0, archived: 0, byCategory: {}, lastSeq: 0, lastChangedAt: null, tier1: { chars: 0, ids: 0 } },
+      { pool: 'solo', active: 0, archived: 0, byCategory: {}, lastSeq: 0, lastChangedAt: null, tier1: { chars: 0, tokens: 0, ids: 0 } },
     ]);
   });
 
