@@ -69,6 +69,22 @@ export async function run(): Promise<BenchRow[]> {
       { suite: SUITE, metric: 'memories page first rows @10k (median of 15)', value: median(warm), unit: 'ms', note },
     );
 
+    // The two REST calls the page makes before it shows rows, timed from Node (same order as the page).
+    const pools: number[] = [];
+    const firstPage: number[] = [];
+    for (let i = 0; i < 30; i++) {
+      let started = performance.now();
+      await (await fetch(`${gateway.url}/engram/pools`)).json();
+      pools.push(performance.now() - started);
+      started = performance.now();
+      await (await fetch(`${gateway.url}/engram/pools/bench/memories?limit=100&sort=created`)).json();
+      firstPage.push(performance.now() - started);
+    }
+    rows.push(
+      { suite: SUITE, metric: 'GET /engram/pools @10k (median of 30)', value: median(pools), unit: 'ms', note: 'counts, Tier 1 and its o200k token count per pool' },
+      { suite: SUITE, metric: 'GET memories?limit=100 @10k (median of 30)', value: median(firstPage), unit: 'ms', note: 'the first page the memories page asks for' },
+    );
+
     // Keyset pages: page 1 and page 200 of 50, alternated; the OFFSET listing at the same depth beside them.
     for (const sort of ['created', 'confidence'] as PageSort[]) {
       let cursor: string | null = null;
