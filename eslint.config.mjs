@@ -2,8 +2,35 @@ import js from '@eslint/js';
 import nx from '@nx/eslint-plugin';
 import tseslint from 'typescript-eslint';
 
+const testingOnlyInSpecs = { name: '@engram/testing', message: 'Test helpers are for specs only.' };
+const sqliteOnlyInStorage = { name: 'better-sqlite3', message: 'SQLite is reached through @engram/storage.' };
+const redisDrivers = ['bullmq', 'ioredis'].map((name) => ({
+  name,
+  message: `${name} is used by the apps' repositories (and BullMQ processors); elsewhere import its types only.`,
+  allowTypeImports: true,
+}));
+const frameworks = ['@nestjs/*', 'fastify', 'bullmq', 'ioredis', 'better-sqlite3', 'undici'].map((group) => ({
+  group: [group],
+  message: 'Domain, engine and maintenance are plain TypeScript: frameworks and drivers stay in the apps and storage.',
+}));
+
+function restrictedImports() {
+  const rule = (paths, patterns = []) => ({ '@typescript-eslint/no-restricted-imports': ['error', { paths, patterns }] });
+  const specs = ['**/*.spec.ts', '**/testing/**', '**/*.fixture.ts', 'libs/testing/**', 'tests/**', 'bench/**'];
+  // Where the Redis drivers are wired: the repositories, the BullMQ processors, the shared connection, a main.
+  const redisHomes = ['apps/*/src/repositories/**', 'apps/worker/src/processors/**', 'apps/*/src/main.ts', 'libs/observability/src/redis-connection.ts'];
+  return [
+    { files: ['libs/*/src/**/*.ts', 'apps/*/src/**/*.ts'], ignores: specs, rules: rule([testingOnlyInSpecs, sqliteOnlyInStorage, ...redisDrivers]) },
+    { files: ['libs/storage/src/**/*.ts'], ignores: specs, rules: rule([testingOnlyInSpecs, ...redisDrivers]) },
+    { files: redisHomes, rules: rule([testingOnlyInSpecs, sqliteOnlyInStorage]) },
+    { files: ['libs/{domain,engine,maintenance}/src/**/*.ts'], ignores: specs, rules: rule([testingOnlyInSpecs], frameworks) },
+    { files: ['libs/{domain,engine,maintenance}/src/**/*.spec.ts'], rules: rule([], frameworks) },
+  ];
+}
+
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', '.nx/**', 'bench/results/**', 'data/**'] },
+  // lint-fixtures hold deliberate violations; tests/medium/lint-rules.spec.ts lints them with --no-ignore.
+  { ignores: ['**/dist/**', '**/node_modules/**', '.nx/**', 'bench/results/**', 'data/**', '**/lint-fixtures/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -21,15 +48,21 @@ export default tseslint.config(
         {
           enforceBuildableLibDependency: false,
           banTransitiveDependencies: false,
+          // Benchmarks start the stack with the tests' harness.
+          allow: ['../tests/support/*'],
           depConstraints: [
-            // Apps never import apps.
+            // Apps never import apps; tests and benches reach the apps as processes, never through their source.
             { sourceTag: 'type:app', notDependOnLibsWithTags: ['type:app'] },
-            // type:testing (`@engram/testing`) is for specs; the rule below keeps it out of the code they test.
+            { sourceTag: 'type:test', notDependOnLibsWithTags: ['type:app'] },
+            // type:testing (`@engram/testing`) is for specs; a rule below keeps it out of the code they test.
             { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:util', 'type:testing'] },
-            { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:domain', 'type:contracts', 'type:util', 'type:testing'] },
+            // The domain is pure: it knows no wire format. Contracts describe the wire in domain terms.
+            { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:domain', 'type:util'] },
             { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:util', 'type:testing'] },
+            // Features (the turn engine, maintenance) apply the domain through the contracts.
+            { sourceTag: 'type:feature', onlyDependOnLibsWithTags: ['type:domain', 'type:contracts', 'type:util', 'type:testing'] },
             { sourceTag: 'type:data', onlyDependOnLibsWithTags: ['type:domain', 'type:contracts', 'type:util', 'type:testing'] },
-            { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:domain', 'type:contracts', 'type:util'] },
+            { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:domain', 'type:util'] },
             // Only memory reaches storage; gateway and worker reach memory through contracts.
             { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
             { sourceTag: 'scope:memory', onlyDependOnLibsWithTags: ['scope:memory', 'scope:shared'] },
@@ -42,13 +75,9 @@ export default tseslint.config(
       ],
     },
   },
-  {
-    files: ['libs/*/src/**/*.ts', 'apps/*/src/**/*.ts'],
-    ignores: ['**/*.spec.ts', '**/testing/**', 'libs/testing/**', '**/*.fixture.ts'],
-    rules: {
-      'no-restricted-imports': ['error', { paths: [{ name: '@engram/testing', message: 'Test helpers are for specs only.' }] }],
-    },
-  },
+  // Drivers and frameworks stay where they belong. Each block names every restriction for its files
+  // (a later block's no-restricted-imports replaces an earlier one's, it does not add to it).
+  ...restrictedImports(),
   {
     files: ['**/*.mjs', '**/*.js'],
     languageOptions: {

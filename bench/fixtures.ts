@@ -2,7 +2,7 @@
 import { join } from 'node:path';
 import { EVENT_SCHEMA_VERSION, type NewEvent } from '@engram/domain';
 import { EventLog } from '@engram/storage';
-import { silentLogger } from '../libs/storage/src/testing/temp-data-dir.js';
+import { silentLogger } from '@engram/testing';
 
 export const WORDS = (
   'build deploy docker redis sqlite postgres node typescript react vite jest vitest lint format prettier eslint ' +

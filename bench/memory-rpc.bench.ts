@@ -5,7 +5,7 @@
  */
 import { ClientProxyFactory, Transport } from '@nestjs/microservices';
 import { MemoryClient, MemoryPattern } from '@engram/contracts';
-import { tempDataDir } from '../libs/storage/src/testing/temp-data-dir.js';
+import { tempDataDir } from '@engram/testing';
 import { startRedis } from '../tests/support/redis.js';
 import { startMemory } from '../tests/support/stack.js';
 import { query, writeLog } from './fixtures.js';

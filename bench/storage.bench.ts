@@ -7,7 +7,7 @@
 import { pino } from 'pino';
 import { join } from 'node:path';
 import { EventLog, openMemoryService, replayDataDir } from '@engram/storage';
-import { tempDataDir } from '../libs/storage/src/testing/temp-data-dir.js';
+import { tempDataDir } from '@engram/testing';
 import { query, sentence, writeLog } from './fixtures.js';
 import type { BenchRow } from './run.js';
 import { percentile } from './stats.js';

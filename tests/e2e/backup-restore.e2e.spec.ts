@@ -1,13 +1,21 @@
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { ClientProxyFactory, Transport } from '@nestjs/microservices';
 import { MemoryClient, MemoryPattern } from '@engram/contracts';
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { backupDataDir } from '../../apps/memory/src/cli/backup.js';
-import { restoreDataDir } from '../../apps/memory/src/cli/restore.js';
+import { repoRoot } from '../support/compose.js';
 import { startRedis, type TestRedis } from '../support/redis.js';
 import { startMemory, type RunningMemory } from '../support/stack.js';
+
+const run = promisify(execFile);
+const cli = join(repoRoot, 'apps/memory/dist/cli.js');
+/** `npx engram <args>`, as an operator runs it; rejects with its stderr when it exits non-zero. */
+const engram = (...args: string[]) => run(process.execPath, [cli, ...args], { env: { PATH: process.env['PATH'] ?? '' } });
+const readManifest = (backup: string) =>
+  JSON.parse(readFileSync(join(backup, 'backup.json'), 'utf8')) as { databaseSeq: number; logSeq: number; pools: string[] };
 
 describe('backup while the memory service runs, restore with it stopped', () => {
   let redis: TestRedis | undefined;
@@ -54,7 +62,8 @@ describe('backup while the memory service runs, restore with it stopped', () => 
       while (writing) await client.call(MemoryPattern.Store, { pool, actor: 'llm', content: `later fact ${i++}` });
     })();
     const backup = join(tempDir('engram-backups-'), 'first');
-    const manifest = await backupDataDir(dataDir, backup);
+    await engram('backup', '--to', backup, '--data-dir', dataDir);
+    const manifest = readManifest(backup);
     writing = false;
     await during;
 
@@ -65,10 +74,10 @@ describe('backup while the memory service runs, restore with it stopped', () => 
     expect(readdirSync(backup).sort()).toEqual(['backup.json', 'engram.db', 'events', 'pools']);
     expect(readFileSync(join(backup, 'pools', pool, 'MEMORY.md'), 'utf8')).toContain('fact number 0 about the build');
 
-    await expect(restoreDataDir(backup, dataDir)).rejects.toThrow(/in use by another engram process/);
+    await expect(engram('restore', '--from', backup, '--data-dir', dataDir)).rejects.toMatchObject({ stderr: expect.stringMatching(/in use by another engram process/) });
 
     const restoredDir = tempDir('engram-restored-');
-    await restoreDataDir(backup, restoredDir);
+    await engram('restore', '--from', backup, '--data-dir', restoredDir);
     const restored = await startMemory({ REDIS_URL: redis.url }, { dataDir: restoredDir });
     running.push(restored);
     const listed = await connect(restored).call(MemoryPattern.List, { pool, limit: 1_000 });

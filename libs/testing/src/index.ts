@@ -2,3 +2,4 @@ export * from './because.js';
 export * from './eventually.js';
 export * from './factories.js';
 export * from './recording-logger.js';
+export * from './temp-data-dir.js';

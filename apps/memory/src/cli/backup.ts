@@ -1,5 +1,6 @@
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+// eslint-disable-next-line @typescript-eslint/no-restricted-imports -- moves into libs/storage with the storage split (issue 14, part 2)
 import Database from 'better-sqlite3';
 import { Command } from 'commander';
 import { loadConfig } from '@engram/config';

@@ -1,0 +1,10 @@
+// Deliberate violations: tests/medium/lint-rules.spec.ts lints this file and expects each import refused.
+// `npm run lint` skips the lint-fixtures folders; the build leaves them out.
+import Database from 'better-sqlite3';
+import { Redis } from 'ioredis';
+import type { Queue } from 'bullmq';
+import { openMemoryService } from '@engram/storage';
+import { because } from '@engram/testing';
+
+export type Allowed = Queue;
+export const forbidden = [Database, Redis, openMemoryService, because];

@@ -1,0 +1,59 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { repoRoot } from '../support/compose.js';
+
+const run = promisify(execFile);
+
+interface LintMessage {
+  readonly line: number;
+  readonly ruleId: string | null;
+  readonly message: string;
+}
+
+/** The project graph first (the boundary rule reads it), then eslint on the fixtures, which `npm run lint` skips. */
+async function lintFixtures(files: readonly string[]): Promise<Map<string, LintMessage[]>> {
+  await run(process.execPath, [join(repoRoot, 'node_modules/nx/dist/bin/nx.js'), 'show', 'projects'], { cwd: repoRoot });
+  const eslint = join(repoRoot, 'node_modules/eslint/bin/eslint.js');
+  const result = await run(process.execPath, [eslint, '--no-ignore', '--format', 'json', ...files], { cwd: repoRoot, maxBuffer: 16 * 1024 * 1024 }).catch(
+    (error: { stdout?: string; code?: number }) => {
+      if (error.code !== 1 || !error.stdout) throw error;
+      return { stdout: error.stdout };
+    },
+  );
+  const reports = JSON.parse(result.stdout) as { filePath: string; messages: LintMessage[] }[];
+  return new Map(reports.map((report) => [report.filePath.slice(repoRoot.length), report.messages]));
+}
+
+const DOMAIN = 'libs/domain/src/lint-fixtures/forbidden-imports.ts';
+const GATEWAY = 'apps/gateway/src/lint-fixtures/forbidden-imports.ts';
+const TESTS = 'tests/lint-fixtures/imports-app-source.ts';
+
+describe('lint rules', () => {
+  let found: Map<string, LintMessage[]>;
+  const at = (file: string, line: number) =>
+    (found.get(file) ?? []).filter((message) => message.line === line).map((message) => `${message.ruleId}: ${message.message.split('\n')[0]}`);
+
+  beforeAll(async () => {
+    found = await lintFixtures([DOMAIN, GATEWAY, TESTS]);
+  });
+
+  it('keep frameworks and drivers out of the domain', () => {
+    expect(at(DOMAIN, 4)).toEqual([expect.stringMatching(/^@typescript-eslint\/no-restricted-imports: 'better-sqlite3' .*plain TypeScript/)]);
+    expect(at(DOMAIN, 5)).toEqual([expect.stringMatching(/^@typescript-eslint\/no-restricted-imports: '@nestjs\/common' /)]);
+    expect(at(DOMAIN, 6)).toEqual([expect.stringMatching(/^@typescript-eslint\/no-restricted-imports: 'bullmq' /)]);
+  });
+
+  it('keep SQLite in storage, Redis drivers in repositories, storage and test helpers out of the gateway', () => {
+    expect(at(GATEWAY, 3)).toEqual([expect.stringMatching(/'better-sqlite3' .*through @engram\/storage/)]);
+    expect(at(GATEWAY, 4)).toEqual([expect.stringMatching(/'ioredis' .*repositories/)]);
+    expect(at(GATEWAY, 5)).toEqual([]);
+    expect(at(GATEWAY, 6)).toEqual([expect.stringMatching(/^@nx\/enforce-module-boundaries: .*"scope:gateway" can only depend on/)]);
+    expect(at(GATEWAY, 7)).toEqual([expect.stringMatching(/'@engram\/testing' .*for specs only/)]);
+  });
+
+  it("refuse a test that imports an app's source", () => {
+    expect(at(TESTS, 3)).toEqual([expect.stringMatching(/^@nx\/enforce-module-boundaries: /)]);
+  });
+});
