@@ -11,7 +11,7 @@ import { pino } from 'pino';
 import type { Embedder } from '@engram/embeddings';
 import { vectorToBase64 } from '@engram/embeddings';
 import { openMemoryService, type MemoryService } from '@engram/storage';
-import { tempDataDir } from '../libs/storage/src/testing/temp-data-dir.js';
+import { tempDataDir } from '@engram/testing';
 import { query, writeLog } from './fixtures.js';
 import type { BenchRow } from './run.js';
 import { percentile } from './stats.js';
