@@ -212,6 +212,20 @@ describe('MCP server', () => {
     expect((await fetch(`${stack.gateway.url}/pools/..%2Fetc/mcp`, { method: 'POST', headers, body: '{}' })).status).toBe(400);
   });
 
+  it('refuses a web page that is not on this machine (DNS rebinding), and serves one that is', async () => {
+    const initialize = JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'page', version: '1' } } });
+    const post = (origin: string) =>
+      fetch(`${stack.gateway.url}/mcp`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer alpha-key', origin, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: initialize,
+      });
+    const rebound = await post('http://evil.example:8080');
+    expect(rebound.status).toBe(403);
+    expect(await rebound.json()).toMatchObject({ jsonrpc: '2.0', error: { message: expect.stringContaining('only accepted from localhost origins') } });
+    expect((await post('http://localhost:6274')).status).toBe(200);
+  });
+
   describe('the README recipes, as each client would send them', () => {
     let openGateway: RunningGateway;
     const env = { ENGRAM_API_KEY: 'alpha-key' };

@@ -32,6 +32,7 @@ export * from './relay.js';
 export * from './json-body.js';
 export * from './passthrough-path.js';
 export * from './mcp/memory-mcp-server.js';
+export * from './mcp/mcp-origin.js';
 export * from './openai-chat/chat-types.js';
 export * from './openai-chat/chat-adapter.js';
 export * from './openai-chat/chat-stream-rewriter.js';

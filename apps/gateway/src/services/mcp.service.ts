@@ -1,4 +1,4 @@
-import { createMemoryMcpServer, EngramHttpError, parseJsonBody, type MemoryPort, type MemoryToolExecutor } from '@engram/engine';
+import { createMemoryMcpServer, EngramHttpError, mcpOriginAllowed, parseJsonBody, type MemoryPort, type MemoryToolExecutor } from '@engram/engine';
 import type { Logger } from '@engram/observability';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -22,6 +22,12 @@ export class McpService {
   constructor(private readonly deps: McpServiceDeps) {}
 
   async handle(request: FastifyRequest, reply: FastifyReply, pathPool: string | undefined): Promise<void> {
+    const origin = request.headers.origin;
+    if (!mcpOriginAllowed(origin)) {
+      this.deps.logger.warn({ requestId: request.id, origin }, 'mcp request from a web page that is not on this machine refused');
+      await reply.status(403).header('content-type', 'application/json').send(jsonRpcError(-32000, 'Forbidden: MCP requests from web pages are only accepted from localhost origins.'));
+      return;
+    }
     const access = this.deps.access.resolve(request.headers, pathPool);
     if (access.error) {
       this.deps.metrics.error(access.error.status === 401 || access.error.status === 403 ? 'auth' : 'bad_request');
