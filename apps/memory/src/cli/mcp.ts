@@ -53,6 +53,8 @@ async function bridge(options: McpOptions): Promise<void> {
   const http = new StreamableHTTPClientTransport(endpoint, options.key ? { requestInit: { headers: { authorization: `Bearer ${options.key}` } } } : {});
   const stdio = new StdioServerTransport();
   const initializeIds = new Set<RequestId>();
+  // Once the client hangs up, requests still in flight are cut on purpose: nothing to report.
+  let closing = false;
 
   http.onmessage = (message) => {
     // The gateway checks the negotiated revision on every later request; the SDK's Client would tell its transport, so the bridge does.
@@ -62,11 +64,15 @@ async function bridge(options: McpOptions): Promise<void> {
     }
     void stdio.send(message);
   };
-  http.onerror = (error) => logger.warn({ err: error.message, endpoint: endpoint.href }, 'mcp bridge: gateway stream failed');
+  // A failed send is reported below, with the request it belongs to; this also sees the optional server stream (405 here).
+  http.onerror = (error) => {
+    if (!closing) logger.debug({ err: error.message, endpoint: endpoint.href }, 'mcp bridge: gateway transport error');
+  };
   stdio.onerror = (error) => logger.warn({ err: error.message }, 'mcp bridge: unreadable message on stdin');
   stdio.onmessage = (message: JSONRPCMessage) => {
     if (isJSONRPCRequest(message) && message.method === 'initialize') initializeIds.add(message.id);
     http.send(message).catch((error: unknown) => {
+      if (closing) return;
       const reason = describe(error, endpoint);
       logger.warn({ endpoint: endpoint.href, reason }, 'mcp bridge: request failed');
       // The client waits for an answer to each request: give it one it can show.
@@ -77,6 +83,7 @@ async function bridge(options: McpOptions): Promise<void> {
   await http.start();
   await stdio.start();
   await new Promise<void>((resolve) => process.stdin.once('end', resolve).once('close', resolve));
+  closing = true;
   await stdio.close();
   await http.close();
 }
