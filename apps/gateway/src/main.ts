@@ -17,7 +17,7 @@ import {
   openNetworkWarning,
   Tier1Cache,
 } from '@engram/engine';
-import { createFailFastRedis, createLogger, exitOnStartFailure, NestPinoLogger, stopOnSignals } from '@engram/observability';
+import { createFailFastRedis, createLogger, exitOnStartFailure, logUncaughtErrors, NestPinoLogger, stopOnSignals } from '@engram/observability';
 import type { FastifyInstance } from 'fastify';
 import { AppModule } from './app.module.js';
 import { serveConsole } from './http/console-assets.js';
@@ -151,8 +151,7 @@ async function bootstrap(): Promise<void> {
     redis.disconnect();
   });
   // A failure never takes the process down: log it and keep serving.
-  process.on('unhandledRejection', (reason) => logger.error({ err: reason instanceof Error ? reason.stack : String(reason) }, 'unhandled rejection'));
-  process.on('uncaughtException', (error) => logger.error({ err: error.stack }, 'uncaught exception'));
+  logUncaughtErrors(logger, 'keep-running');
 }
 
 /** Probes polled every few seconds: their access lines would drown the rest at info. */

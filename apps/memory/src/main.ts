@@ -4,7 +4,7 @@ import { Transport, type MicroserviceOptions } from '@nestjs/microservices';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { loadConfig } from '@engram/config';
 import { OpenAiEmbeddingsClient } from '@engram/embeddings';
-import { createFailFastRedis, createLogger, exitOnStartFailure, NestPinoLogger, stopOnSignals } from '@engram/observability';
+import { createFailFastRedis, createLogger, exitOnStartFailure, logUncaughtErrors, NestPinoLogger, stopOnSignals } from '@engram/observability';
 import { openMemoryService } from '@engram/storage';
 import { AppModule } from './app.module.js';
 import { MetricsRepository } from './repositories/metrics.repository.js';
@@ -12,6 +12,7 @@ import { MetricsRepository } from './repositories/metrics.repository.js';
 async function bootstrap(): Promise<void> {
   const config = loadConfig(process.env);
   const logger = createLogger('memory', config.logLevel);
+  logUncaughtErrors(logger, 'exit');
   const metrics = new MetricsRepository();
   const memory = await openMemoryService({
     dataDir: config.dataDir,

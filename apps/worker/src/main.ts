@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { loadConfig } from '@engram/config';
 import { OpenAiEmbeddingsClient } from '@engram/embeddings';
-import { createLogger, exitOnStartFailure, NestPinoLogger, stopOnSignals } from '@engram/observability';
+import { createLogger, exitOnStartFailure, logUncaughtErrors, NestPinoLogger, stopOnSignals } from '@engram/observability';
 import { Redis } from 'ioredis';
 import { assertEveryJobHandled } from './handler-coverage.js';
 import { PROCESSOR_DECLARATIONS } from './processors/declarations.js';
@@ -19,6 +19,7 @@ const SHUTDOWN_GRACE_MS = 8_000;
 async function bootstrap(): Promise<void> {
   const config = loadConfig(process.env);
   const logger = createLogger('worker', config.logLevel);
+  logUncaughtErrors(logger, 'exit');
   assertEveryJobHandled(PROCESSOR_DECLARATIONS);
   assertProcessorsMatchDeclarations(PROCESSOR_DECLARATIONS);
   const served = parseServedQueues(config.worker.queues);

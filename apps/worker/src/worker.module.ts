@@ -50,8 +50,13 @@ export class WorkerModule {
         { provide: SERVED_QUEUES, useValue: served },
         {
           provide: QUEUES,
-          inject: served.map((name) => getQueueToken(name)),
-          useFactory: (...queues: Queue[]) => new Map(served.map((name, index) => [name, queues[index]])),
+          inject: [LOGGER, ...served.map((name) => getQueueToken(name))],
+          useFactory: (logger: Logger, ...queues: Queue[]) => {
+            // Without a listener BullMQ prints each connection error as a multi-line console.error.
+            // The shared connection already logs the outage (main.ts); here one debug line each.
+            for (const [index, queue] of queues.entries()) queue.on('error', (error) => logger.debug({ queue: served[index], error: error.message }, 'queue error'));
+            return new Map(served.map((name, index) => [name, queues[index]]));
+          },
         },
         ...served.map((name) => PROCESSORS[name]),
         DecaySchedulerService,

@@ -27,11 +27,34 @@ export function stopOnSignals(logger: Logger, stop: () => Promise<void>, graceMs
   process.once('SIGINT', handle);
 }
 
-/** For `bootstrap().catch(...)`: one readable line on stderr (just the message for a bad config), exit 1. */
+/**
+ * For `bootstrap().catch(...)`: one JSON line on stderr (just the message for a bad config, the
+ * stack inside the line otherwise), exit 1. Every line a service writes is JSON, this one too.
+ */
 export function exitOnStartFailure(service: string): (error: unknown) => never {
   return (error) => {
-    const message = error instanceof ConfigError ? error.message : error instanceof Error ? error.stack : String(error);
-    process.stderr.write(`engram ${service} failed to start: ${message}\n`);
+    const line = {
+      level: 'fatal',
+      time: new Date().toISOString(),
+      service,
+      msg: `engram ${service} failed to start: ${error instanceof Error ? error.message : String(error)}`,
+      ...(error instanceof Error && !(error instanceof ConfigError) ? { err: error.stack } : {}),
+    };
+    process.stderr.write(`${JSON.stringify(line)}\n`);
     process.exit(1);
   };
+}
+
+/**
+ * Logs what no code caught as one JSON line, instead of Node's multi-line stack on stderr. The
+ * gateway keeps serving (a bug on one request must not take the others down); a service that
+ * owns state or jobs exits 1 after the line and is restarted (compose, npm start).
+ */
+export function logUncaughtErrors(logger: Logger, after: 'keep-running' | 'exit'): void {
+  const report = (kind: string) => (error: unknown) => {
+    logger.error({ err: error instanceof Error ? error.stack : String(error) }, kind);
+    if (after === 'exit') process.exit(1);
+  };
+  process.on('unhandledRejection', report('unhandled rejection'));
+  process.on('uncaughtException', report('uncaught exception'));
 }
