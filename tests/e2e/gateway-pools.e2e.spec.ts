@@ -23,7 +23,7 @@ describe('gateway keys and pools', () => {
   let rest: (method: string, path: string, key: string | undefined, body?: unknown, headers?: Record<string, string>) => Promise<Response>;
 
   beforeAll(async () => {
-    stack = await startGatewayStack({ responder: model, gatewayEnv: { ENGRAM_API_KEYS: KEYS, UPSTREAM_API_KEY: 'sk-upstream' } });
+    stack = await startGatewayStack({ responder: model, gatewayEnv: { ENGRAM_API_KEYS: KEYS, UPSTREAM_API_KEY: 'sk-upstream', METRICS_TOKEN: 'scrape-secret' } });
     rest = (method, path, key, body, headers = {}) =>
       fetch(`${stack.gateway.url}${path}`, {
         method,
@@ -39,6 +39,19 @@ describe('gateway keys and pools', () => {
     const messages = stack.upstream.chatRequests.at(-1)?.body.messages ?? [];
     return messages[0]?.role === 'system' ? contentText(messages[0].content) : '';
   };
+
+  it('serves /metrics to an Engram key or METRICS_TOKEN only', async () => {
+    for (const key of [undefined, 'wrong', 'scrape-secre']) {
+      const refused = await rest('GET', '/metrics', key);
+      expect(refused.status, String(key)).toBe(401);
+      expect(((await refused.json()) as { error: { type: string } }).error.type).toBe('authentication_error');
+    }
+    for (const key of ['alpha-key', 'scrape-secret']) {
+      const allowed = await rest('GET', '/metrics', key);
+      expect(allowed.status, key).toBe(200);
+      expect(await allowed.text()).toContain('engram_gateway_requests_total');
+    }
+  });
 
   it('rejects missing and unknown keys with 401, and never forwards the Engram key upstream', async () => {
     await expect(stack.client({ apiKey: 'wrong' }).chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] })).rejects.toMatchObject({

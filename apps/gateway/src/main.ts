@@ -67,7 +67,7 @@ async function bootstrap(): Promise<void> {
     ping: () => memoryClient.call(MemoryPattern.Ping, {}, Math.min(config.memory.rpcTimeoutMs, 1_000)),
   });
   gate.start();
-  const access = new AccessService(keys);
+  const access = new AccessService(keys, config.metricsToken);
   const chatUpstream = new UpstreamRepository({
     baseUrl: config.upstream.baseUrl,
     apiKey: config.upstream.apiKey,

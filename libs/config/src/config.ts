@@ -19,6 +19,8 @@ const EnvSchema = z.object({
   ANTHROPIC_UPSTREAM_BASE_URL: z.string().url().default('https://api.anthropic.com'),
   ANTHROPIC_UPSTREAM_API_KEY: z.string().optional(),
   ENGRAM_API_KEYS: z.string().optional(),
+  METRICS_TOKEN: z.string().optional(),
+  ENGRAM_INTERNAL_TOKEN: z.string().min(16).optional(),
   TIER1_MAX_CHARS: positiveInt.default(400),
   MEMORY_TOOL_MAX_ITERATIONS: z.coerce.number().int().min(0).default(3),
   CONSOLIDATION_MODEL: z.string().default('gpt-4.1-nano'),
@@ -55,6 +57,10 @@ export interface EngramConfig {
   };
   /** Raw `key1=work+home,key2=*`; parsed by the gateway's auth. Undefined: open mode. */
   readonly apiKeys: string | undefined;
+  /** Bearer that reads `/metrics` (besides any Engram key). Undefined: Engram keys only, or open in open mode. */
+  readonly metricsToken: string | undefined;
+  /** Credential of every memory RPC call. Undefined: memory generates one into the data dir, the others read it there. */
+  readonly internalToken: string | undefined;
   readonly tier1MaxChars: number;
   readonly memoryToolMaxIterations: number;
   readonly consolidation: { readonly model: string; readonly threshold: number };
@@ -104,6 +110,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): E
       anthropicApiKey: e.ANTHROPIC_UPSTREAM_API_KEY,
     },
     apiKeys: e.ENGRAM_API_KEYS,
+    metricsToken: e.METRICS_TOKEN,
+    internalToken: e.ENGRAM_INTERNAL_TOKEN,
     tier1MaxChars: e.TIER1_MAX_CHARS,
     memoryToolMaxIterations: e.MEMORY_TOOL_MAX_ITERATIONS,
     consolidation: { model: e.CONSOLIDATION_MODEL, threshold: e.CONSOLIDATION_THRESHOLD },

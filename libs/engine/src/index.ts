@@ -19,6 +19,7 @@ export * from './ports.js';
 export * from './errors.js';
 export * from './api-keys.js';
 export * from './network-exposure.js';
+export * from './metrics-access.js';
 export * from './pool-selection.js';
 export * from './marker-stripper.js';
 export * from './client-view.js';

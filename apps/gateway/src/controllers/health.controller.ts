@@ -1,7 +1,8 @@
-import { Controller, Get, Header, Inject, Res } from '@nestjs/common';
-import type { FastifyReply } from 'fastify';
-import { HEALTH_SERVICE, METRICS } from '../gateway.tokens.js';
+import { Controller, Get, Header, Inject, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ACCESS_SERVICE, HEALTH_SERVICE, METRICS } from '../gateway.tokens.js';
 import type { MetricsRepository } from '../repositories/metrics.repository.js';
+import type { AccessService } from '../services/access.service.js';
 import type { HealthService, Readiness } from '../services/health.service.js';
 
 @Controller()
@@ -9,6 +10,7 @@ export class HealthController {
   constructor(
     @Inject(HEALTH_SERVICE) private readonly health: HealthService,
     @Inject(METRICS) private readonly metrics: MetricsRepository,
+    @Inject(ACCESS_SERVICE) private readonly access: AccessService,
   ) {}
 
   /** The process is up. */
@@ -28,7 +30,9 @@ export class HealthController {
 
   @Get('metrics')
   @Header('content-type', 'text/plain; version=0.0.4; charset=utf-8')
-  metricsText(): Promise<string> {
+  metricsText(@Req() request: FastifyRequest): Promise<string> {
+    const refusal = this.access.metricsRefusal(request.headers);
+    if (refusal) throw refusal;
     return this.metrics.registry.metrics();
   }
 }

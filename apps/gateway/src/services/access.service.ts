@@ -1,11 +1,24 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { type ApiKeys, clientError, presentedKey, selectPool, type EngramHttpError, type PoolGrant } from '@engram/engine';
+import { type ApiKeys, clientError, MetricsAccess, presentedKey, selectPool, type EngramHttpError, type PoolGrant } from '@engram/engine';
 
 export type AccessDecision = { readonly pool: string; readonly error?: undefined } | { readonly pool?: undefined; readonly error: EngramHttpError };
 
 /** Who may call, and which pool a request works on (DESIGN "Pools"), for every surface. */
 export class AccessService {
-  constructor(private readonly keys: ApiKeys) {}
+  private readonly metrics: MetricsAccess;
+
+  constructor(
+    private readonly keys: ApiKeys,
+    metricsToken?: string,
+  ) {
+    this.metrics = new MetricsAccess(keys, metricsToken);
+  }
+
+  /** `/metrics`: an Engram key or METRICS_TOKEN (open only in open mode without METRICS_TOKEN); null when allowed. */
+  metricsRefusal(headers: IncomingHttpHeaders): EngramHttpError | null {
+    if (this.metrics.allows(presentedKey(header(headers, 'authorization'), header(headers, 'x-api-key')))) return null;
+    return clientError(401, 'metrics need an Engram API key or METRICS_TOKEN (Authorization: Bearer <token>)', 'invalid_api_key');
+  }
 
   resolve(headers: IncomingHttpHeaders, pathPool: string | undefined): AccessDecision {
     const grant = this.grant(headers);
