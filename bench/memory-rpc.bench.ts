@@ -3,8 +3,7 @@
  * with the same MemoryClient the gateway uses, with 10k and 100k memories in one pool. Same data
  * and queries as the in-process storage suite, so the two show what the transport adds.
  */
-import { ClientProxyFactory, Transport } from '@nestjs/microservices';
-import { MemoryClient, MemoryPattern } from '@engram/contracts';
+import { MemoryPattern } from '@engram/contracts';
 import { tempDataDir } from '@engram/testing';
 import { startRedis } from '../tests/support/redis.js';
 import { startMemory } from '../tests/support/stack.js';
@@ -20,10 +19,7 @@ async function searchLatencies(size: number): Promise<BenchRow[]> {
   const redis = await startRedis();
   // The service catches its database up from the log at start.
   const memory = await startMemory({ REDIS_URL: redis.url }, { dataDir: dir.path, timeoutMs: 180_000 });
-  const client = new MemoryClient(
-    ClientProxyFactory.create({ transport: Transport.TCP, options: { host: '127.0.0.1', port: memory.port } }),
-    10_000,
-  );
+  const client = memory.client(10_000);
   try {
     for (let i = 0; i < 200; i++) await client.call(MemoryPattern.Search, { pool: 'bench', query: query(i), limit: 10 });
     const samples: number[] = [];

@@ -3,8 +3,7 @@
  * - categorize throughput at steady state (jobs the memory service's outbox enqueued, drained by one worker);
  * - a deterministic consolidation of a 200-entry pool (wall time of the job, entries before and after).
  */
-import { ClientProxyFactory, Transport } from '@nestjs/microservices';
-import { MemoryClient, MemoryPattern } from '@engram/contracts';
+import { MemoryPattern } from '@engram/contracts';
 import { jobOptionsFor, JobName, QueueName, workerOptionsFor, type JobItem } from '@engram/jobs';
 import { Queue, QueueEvents } from 'bullmq';
 import { startRedis } from '../tests/support/redis.js';
@@ -52,10 +51,7 @@ export async function run(): Promise<BenchRow[]> {
   const redis = await startRedis();
   // The outbox enqueues categorization; its consolidation trigger stays out of the measurement.
   const memory = await startMemory({ REDIS_URL: redis.url, CONSOLIDATION_THRESHOLD: '100000' }, { timeoutMs: 60_000 });
-  const client = new MemoryClient(
-    ClientProxyFactory.create({ transport: Transport.TCP, options: { host: '127.0.0.1', port: memory.port } }),
-    30_000,
-  );
+  const client = memory.client(30_000);
   const connection = { url: redis.url };
   const categorize = new Queue(QueueName.Categorize, { connection });
   const consolidate = new Queue(QueueName.Consolidate, { connection });

@@ -3,8 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { ClientProxyFactory, Transport } from '@nestjs/microservices';
-import { MemoryClient, MemoryPattern } from '@engram/contracts';
+import { type MemoryClient, MemoryPattern } from '@engram/contracts';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { repoRoot } from '../support/compose.js';
 import { startRedis, type TestRedis } from '../support/redis.js';
@@ -29,8 +28,7 @@ describe('backup while the memory service runs, restore with it stopped', () => 
     return dir;
   };
   const connect = (memory: RunningMemory): MemoryClient => {
-    const proxy = ClientProxyFactory.create({ transport: Transport.TCP, options: { host: '127.0.0.1', port: memory.port } });
-    const client = new MemoryClient(proxy, 10_000);
+    const client = memory.client(10_000);
     clients.push(client);
     return client;
   };

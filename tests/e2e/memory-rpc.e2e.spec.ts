@@ -1,5 +1,6 @@
-import { ClientProxyFactory, Transport, type ClientProxy } from '@nestjs/microservices';
-import { MemoryClient, MemoryError, MemoryPattern } from '@engram/contracts';
+import { statSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
+import { INTERNAL_TOKEN_METADATA_KEY, internalTokenPath, type MemoryClient, MemoryError, MemoryPattern, readInternalToken } from '@engram/contracts';
 import { JobName, QueueName } from '@engram/jobs';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -11,20 +12,48 @@ import { startMemory, type RunningMemory } from '../support/stack.js';
 describe('memory service over TCP RPC', () => {
   let redis: TestRedis;
   let memory: RunningMemory;
-  let proxy: ClientProxy;
   let client: MemoryClient;
 
   beforeAll(async () => {
     redis = await startRedis();
     memory = await startMemory({ REDIS_URL: redis.url, CONSOLIDATION_THRESHOLD: '3' });
-    proxy = ClientProxyFactory.create({ transport: Transport.TCP, options: { host: '127.0.0.1', port: memory.port } });
-    client = new MemoryClient(proxy, 5_000);
+    client = memory.client(5_000);
   });
 
   afterAll(async () => {
     await client?.close();
     await memory?.stop();
     await redis?.stop();
+  });
+
+  it('refuses and logs a call without the internal token, from a raw TCP client speaking Nest framing', async () => {
+    const pool = 'rpc-secret';
+    await client.call(MemoryPattern.Store, { pool, actor: 'user', content: 'the staging password is in the vault' });
+    const token = readInternalToken(memory.dataDir);
+    expect(token).toMatch(/^[0-9a-f]{64}$/);
+    expect(statSync(internalTokenPath(memory.dataDir)).mode & 0o777).toBe(0o600);
+
+    const attacker = await RawNestTcp.open(memory.port);
+    try {
+      for (const [id, metadata] of [
+        ['1', undefined],
+        ['2', { [INTERNAL_TOKEN_METADATA_KEY]: 'guessed' }],
+        ['3', { [INTERNAL_TOKEN_METADATA_KEY]: `${token!}x` }],
+      ] as const) {
+        const answer = await attacker.call({ pattern: MemoryPattern.List, data: { pool }, id, ...(metadata ? { metadata } : {}) });
+        expect(answer, id).toMatchObject({ id, err: { code: 'unauthorized' } });
+        expect(JSON.stringify(answer)).not.toContain('staging password');
+      }
+      const purge = await attacker.call({ pattern: MemoryPattern.Purge, data: { pool, id: 'whatever', actor: 'user' }, id: '4' });
+      expect(purge).toMatchObject({ err: { code: 'unauthorized' } });
+      // The same framing with the token is served: the refusal is the token's, not the client's.
+      const served = await attacker.call({ pattern: MemoryPattern.List, data: { pool }, id: '5', metadata: { [INTERNAL_TOKEN_METADATA_KEY]: token! } });
+      expect(JSON.stringify(served)).toContain('staging password');
+    } finally {
+      attacker.close();
+    }
+    await expect.poll(() => memory.process.output()).toContain('memory call refused: no valid internal token');
+    expect(memory.process.output()).toMatch(/"pattern":"memory.list".*"token":"missing"/);
   });
 
   it('answers every pattern of the contract', async () => {
@@ -131,10 +160,7 @@ describe('memory service over TCP RPC', () => {
   it('keeps serving while Redis is away and enqueues the missed jobs when it is back', async () => {
     const firstRedis = await startRedis({ port: await freePort() });
     const isolated = await startMemory({ REDIS_URL: firstRedis.url });
-    const isolatedClient = new MemoryClient(
-      ClientProxyFactory.create({ transport: Transport.TCP, options: { host: '127.0.0.1', port: isolated.port } }),
-      5_000,
-    );
+    const isolatedClient = isolated.client(5_000);
     let secondRedis: TestRedis | undefined;
     try {
       await firstRedis.stop();
@@ -162,3 +188,44 @@ describe('memory service over TCP RPC', () => {
     }
   });
 });
+
+/** Nest's TCP framing by hand (`<length>#<json>`), as any process that reaches the port could speak it. */
+class RawNestTcp {
+  private buffer = '';
+  private readonly waiting = new Map<string, (answer: Record<string, unknown>) => void>();
+
+  private constructor(private readonly socket: Socket) {
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => {
+      this.buffer += chunk;
+      for (;;) {
+        const hash = this.buffer.indexOf('#');
+        if (hash === -1) return;
+        const length = Number(this.buffer.slice(0, hash));
+        if (this.buffer.length < hash + 1 + length) return;
+        const answer = JSON.parse(this.buffer.slice(hash + 1, hash + 1 + length)) as Record<string, unknown>;
+        this.buffer = this.buffer.slice(hash + 1 + length);
+        this.waiting.get(String(answer['id']))?.(answer);
+      }
+    });
+  }
+
+  static open(port: number): Promise<RawNestTcp> {
+    return new Promise((resolve, reject) => {
+      const socket = connect({ host: '127.0.0.1', port }, () => resolve(new RawNestTcp(socket)));
+      socket.once('error', reject);
+    });
+  }
+
+  call(packet: { pattern: string; data: unknown; id: string; metadata?: Record<string, string> }): Promise<Record<string, unknown>> {
+    const json = JSON.stringify(packet);
+    return new Promise((resolve) => {
+      this.waiting.set(packet.id, resolve);
+      this.socket.write(`${json.length}#${json}`);
+    });
+  }
+
+  close(): void {
+    this.socket.destroy();
+  }
+}

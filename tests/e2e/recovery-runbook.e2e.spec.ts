@@ -3,8 +3,7 @@ import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { ClientProxyFactory, Transport } from '@nestjs/microservices';
-import { MemoryClient, MemoryPattern } from '@engram/contracts';
+import { MemoryPattern } from '@engram/contracts';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { because } from '@engram/testing';
 import { repoRoot } from '../support/compose.js';
@@ -46,8 +45,7 @@ describe('ops/RECOVERY.md, followed word for word', () => {
     mkdirSync(join(home, 'data'));
     redis = await startRedis();
     memory = await startMemory({ REDIS_URL: redis.url }, { dataDir: join(home, 'data') });
-    const proxy = ClientProxyFactory.create({ transport: Transport.TCP, options: { host: '127.0.0.1', port: memory.port } });
-    const client = new MemoryClient(proxy, 10_000);
+    const client = memory.client(10_000);
     const ids: string[] = [];
     try {
       const pool = 'default';

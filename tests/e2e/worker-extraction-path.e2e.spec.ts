@@ -1,5 +1,4 @@
-import { ClientProxyFactory, Transport } from '@nestjs/microservices';
-import { MemoryClient, MemoryPattern } from '@engram/contracts';
+import { type MemoryClient, MemoryPattern } from '@engram/contracts';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { eventually } from '@engram/testing';
 import { startGatewayStack, type GatewayStack } from '../support/gateway-fixture.js';
@@ -18,10 +17,7 @@ describe('a <MEMORY_SUGGEST> marker becomes a memory through gateway, queue and 
     });
     if (!stack.memory) throw new Error('memory service expected');
     worker = await startWorker({ REDIS_URL: stack.redis.url, ...stack.memory.clientEnv, CONSOLIDATION_MODEL: 'off' });
-    memory = new MemoryClient(
-      ClientProxyFactory.create({ transport: Transport.TCP, options: { host: '127.0.0.1', port: stack.memory.port } }),
-      10_000,
-    );
+    memory = stack.memory.client(10_000);
   });
 
   afterAll(async () => {

@@ -1,5 +1,4 @@
-import { ClientProxyFactory, Transport } from '@nestjs/microservices';
-import { MemoryClient, MemoryPattern } from '@engram/contracts';
+import { type MemoryClient, MemoryPattern } from '@engram/contracts';
 import type { MemoryEvent } from '@engram/domain';
 import { jobOptionsFor, queueOfJob, QueueName, type JobItem } from '@engram/jobs';
 import { Queue, QueueEvents, type Job, type JobsOptions } from 'bullmq';
@@ -31,10 +30,7 @@ export async function startWorkerStack(options: {
   const memory = await startMemory({ REDIS_URL: redis.url, ...options.memoryEnv });
   const workerEnv = { REDIS_URL: redis.url, ...memory.clientEnv, CONSOLIDATION_MODEL: 'off', ...options.workerEnv };
   const worker = await startWorker(workerEnv);
-  const client = new MemoryClient(
-    ClientProxyFactory.create({ transport: Transport.TCP, options: { host: '127.0.0.1', port: memory.port } }),
-    10_000,
-  );
+  const client = memory.client(10_000);
   const queues = new Map<QueueName, Queue>();
   const queueEvents = new Map<QueueName, QueueEvents>();
   const queue = (name: QueueName): Queue => {

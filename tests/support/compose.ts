@@ -118,6 +118,8 @@ export async function startComposeTopology(envOverrides: Readonly<Record<string,
   };
 
   const volumes = new Map<string, string>();
+  // One temp dir per volume source (named volume or host path): services mounting the same source share it.
+  const sources = new Map<string, string>();
   const environments = new Map<string, Record<string, string>>();
   const processes = new Map<string, ServiceProcess>();
   const others: ChildProcess[] = [];
@@ -130,7 +132,7 @@ export async function startComposeTopology(envOverrides: Readonly<Record<string,
         await exited;
       }
     }
-    for (const dir of volumes.values()) rmSync(dir, { recursive: true, force: true });
+    for (const dir of sources.values()) rmSync(dir, { recursive: true, force: true });
   };
 
   const mapValue = (service: string, value: string): string => {
@@ -147,8 +149,9 @@ export async function startComposeTopology(envOverrides: Readonly<Record<string,
     for (const name of startOrder(compose)) {
       const service = compose.services[name]!;
       for (const volume of service.volumes ?? []) {
-        const containerPath = interpolate(volume, envFile).split(':')[1]!;
-        volumes.set(`${name}:${containerPath}`, mkdtempSync(join(tmpdir(), `engram-compose-${name}-`)));
+        const [source, containerPath] = interpolate(volume, envFile).split(':') as [string, string];
+        if (!sources.has(source)) sources.set(source, mkdtempSync(join(tmpdir(), `engram-compose-${name}-`)));
+        volumes.set(`${name}:${containerPath}`, sources.get(source)!);
       }
       const declared: Record<string, string> = {
         ...(service.image?.startsWith('redis') ? {} : imageEnvironment()),

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { InternalTokenSource, MemoryClient } from '@engram/contracts';
 import { freePort } from './ports.js';
 import { startService, type ServiceProcess, type StartOptions } from './service-process.js';
 
@@ -9,8 +10,13 @@ export interface RunningMemory {
   readonly dataDir: string;
   readonly port: number;
   readonly healthPort: number;
-  /** MEMORY_HOST/MEMORY_PORT for the processes that call this one. */
+  /**
+   * MEMORY_HOST/MEMORY_PORT for the processes that call this one, and its ENGRAM_DATA_DIR, where
+   * they read the internal token memory generated (as the gateway and worker do under npm start).
+   */
   readonly clientEnv: Readonly<Record<string, string>>;
+  /** A MemoryClient presenting the internal token from the data dir, as the gateway's. */
+  client(timeoutMs: number): MemoryClient;
   /** Stops the process; with `keepData` the data dir stays for a restart. */
   stop(options?: { keepData?: boolean }): Promise<void>;
 }
@@ -39,7 +45,8 @@ export async function startMemory(
     dataDir,
     port,
     healthPort,
-    clientEnv: { MEMORY_HOST: '127.0.0.1', MEMORY_PORT: String(port) },
+    clientEnv: { MEMORY_HOST: '127.0.0.1', MEMORY_PORT: String(port), ENGRAM_DATA_DIR: dataDir },
+    client: (timeoutMs) => MemoryClient.connect({ host: '127.0.0.1', port, timeoutMs, token: new InternalTokenSource(undefined, dataDir) }),
     stop: async ({ keepData = false } = {}) => {
       await process.stop();
       if (!keepData && !options.dataDir) rmSync(dataDir, { recursive: true, force: true });

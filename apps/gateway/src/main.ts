@@ -2,10 +2,9 @@ import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { NestFactory } from '@nestjs/core';
-import { ClientProxyFactory, Transport } from '@nestjs/microservices';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { loadConfig } from '@engram/config';
-import { MemoryClient, MemoryPattern } from '@engram/contracts';
+import { InternalTokenSource, MemoryClient, MemoryPattern } from '@engram/contracts';
 import {
   AnthropicMessagesAdapter,
   ApiKeys,
@@ -48,10 +47,12 @@ async function bootstrap(): Promise<void> {
   const logger = createLogger('gateway', config.logLevel);
   const keys = ApiKeys.parse(config.apiKeys);
 
-  const memoryClient = new MemoryClient(
-    ClientProxyFactory.create({ transport: Transport.TCP, options: { host: config.memory.host, port: config.memory.port } }),
-    config.memory.rpcTimeoutMs,
-  );
+  const memoryClient = MemoryClient.connect({
+    host: config.memory.host,
+    port: config.memory.port,
+    timeoutMs: config.memory.rpcTimeoutMs,
+    token: new InternalTokenSource(config.internalToken, config.dataDir),
+  });
   const redis = createFailFastRedis(config.redisUrl);
   const cache = new Tier1Cache(memoryClient, { ttlMs: TIER1_TTL_MS });
   const subscriber = new ChangeSubscriberRepository(config.redisUrl, logger, {

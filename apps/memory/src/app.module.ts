@@ -6,7 +6,8 @@ import type { Redis } from 'ioredis';
 import { HealthController } from './controllers/health.controller.js';
 import { MetricsController } from './controllers/metrics.controller.js';
 import { MemoryRpcController } from './controllers/memory-rpc.controller.js';
-import { CONFIG, LOGGER, MEMORY_SERVICE, METRICS, REDIS } from './memory.tokens.js';
+import { InternalTokenGuard } from './controllers/internal-token.guard.js';
+import { CONFIG, INTERNAL_TOKEN, LOGGER, MEMORY_SERVICE, METRICS, REDIS } from './memory.tokens.js';
 import { ChangePublisherRepository } from './repositories/change-publisher.repository.js';
 import { JobQueueRepository } from './repositories/job-queue.repository.js';
 import type { MetricsRepository } from './repositories/metrics.repository.js';
@@ -19,6 +20,8 @@ export interface MemoryAppDependencies {
   readonly memory: MemoryService;
   readonly redis: Redis;
   readonly metrics: MetricsRepository;
+  /** The RPC channel's shared secret (see InternalTokenGuard). */
+  readonly internalToken: string;
 }
 
 /** Wiring only. The store is opened (and recovered) before Nest starts, so the app never serves a half-open store. */
@@ -34,6 +37,8 @@ export class AppModule {
         { provide: MEMORY_SERVICE, useValue: dependencies.memory },
         { provide: REDIS, useValue: dependencies.redis },
         { provide: METRICS, useValue: dependencies.metrics },
+        { provide: INTERNAL_TOKEN, useValue: dependencies.internalToken },
+        InternalTokenGuard,
         JobQueueRepository,
         ChangePublisherRepository,
         OutboxService,

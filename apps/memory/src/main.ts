@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { Transport, type MicroserviceOptions } from '@nestjs/microservices';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { loadConfig } from '@engram/config';
+import { ensureInternalToken } from '@engram/contracts';
 import { OpenAiEmbeddingsClient } from '@engram/embeddings';
 import { createFailFastRedis, createLogger, exitOnStartFailure, logUncaughtErrors, NestPinoLogger, stopOnSignals } from '@engram/observability';
 import { openMemoryService } from '@engram/storage';
@@ -32,9 +33,10 @@ async function bootstrap(): Promise<void> {
       : {}),
   });
   const redis = createFailFastRedis(config.redisUrl);
+  const internalToken = ensureInternalToken(config.internalToken, config.dataDir);
 
   const app = await NestFactory.create<NestFastifyApplication>(
-    AppModule.register({ config, logger, memory, redis, metrics }),
+    AppModule.register({ config, logger, memory, redis, metrics, internalToken }),
     new FastifyAdapter(),
     { logger: new NestPinoLogger(logger) },
   );

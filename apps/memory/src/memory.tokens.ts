@@ -4,3 +4,4 @@ export const LOGGER = 'ENGRAM_LOGGER';
 export const MEMORY_SERVICE = 'MEMORY_SERVICE';
 export const REDIS = 'ENGRAM_REDIS';
 export const METRICS = 'ENGRAM_METRICS';
+export const INTERNAL_TOKEN = 'ENGRAM_INTERNAL_TOKEN';

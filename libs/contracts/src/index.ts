@@ -3,3 +3,4 @@ export * from './memory-messages.js';
 export * from './memory-error.js';
 export * from './memory-client.js';
 export * from './memory-channel.js';
+export * from './internal-token.js';

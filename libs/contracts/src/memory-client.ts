@@ -1,5 +1,6 @@
-import type { ClientProxy } from '@nestjs/microservices';
+import { ClientProxyFactory, Transport, type ClientProxy } from '@nestjs/microservices';
 import { firstValueFrom, timeout, TimeoutError } from 'rxjs';
+import { INTERNAL_TOKEN_METADATA_KEY, type InternalTokenSource } from './internal-token.js';
 import { MemoryError } from './memory-error.js';
 import type { MemoryContract } from './memory-messages.js';
 
@@ -15,7 +16,20 @@ export class MemoryClient {
   constructor(
     private readonly proxy: ClientProxy,
     private readonly defaultTimeoutMs: number,
-  ) {}
+    private readonly token?: InternalTokenSource,
+  ) {
+    // Every packet carries the channel's token in its metadata, never in the payload.
+    proxy.setOnDispatchHook((packet) => {
+      const current = token?.current();
+      if (current) packet.metadata = { ...packet.metadata, [INTERNAL_TOKEN_METADATA_KEY]: current };
+    });
+  }
+
+  /** A client over Nest TCP to memory at host:port, presenting the token on every call. */
+  static connect(options: { readonly host: string; readonly port: number; readonly timeoutMs: number; readonly token: InternalTokenSource }): MemoryClient {
+    const proxy = ClientProxyFactory.create({ transport: Transport.TCP, options: { host: options.host, port: options.port } });
+    return new MemoryClient(proxy, options.timeoutMs, options.token);
+  }
 
   async call<P extends keyof MemoryContract>(
     pattern: P,
@@ -25,7 +39,9 @@ export class MemoryClient {
     try {
       return await firstValueFrom(this.proxy.send<MemoryContract[P][1]>(pattern, request).pipe(timeout(timeoutMs)));
     } catch (error) {
-      throw toMemoryError(error, pattern, timeoutMs);
+      const failure = toMemoryError(error, pattern, timeoutMs);
+      if (failure.code === 'unauthorized') this.token?.refused();
+      throw failure;
     }
   }
 

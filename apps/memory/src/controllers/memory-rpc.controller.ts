@@ -1,9 +1,10 @@
-import { Controller, Inject, UseFilters } from '@nestjs/common';
+import { Controller, Inject, UseFilters, UseGuards } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { MemoryError, MemoryPattern, type MemoryContract, type MemoryPatternName } from '@engram/contracts';
 import type { Logger } from '@engram/observability';
 import type { MemoryService } from '@engram/storage';
 import { LOGGER, MEMORY_SERVICE } from '../memory.tokens.js';
+import { InternalTokenGuard } from './internal-token.guard.js';
 import { MemoryRpcExceptionFilter } from './rpc-exception.filter.js';
 
 type Request<P extends keyof MemoryContract> = MemoryContract[P][0];
@@ -12,6 +13,7 @@ type Response<P extends keyof MemoryContract> = Promise<MemoryContract[P][1]>;
 /** Transport only: each pattern goes to the service method of the same name, in the caller's request context. */
 @Controller()
 @UseFilters(MemoryRpcExceptionFilter)
+@UseGuards(InternalTokenGuard)
 export class MemoryRpcController {
   constructor(
     @Inject(MEMORY_SERVICE) private readonly memory: MemoryService,
