@@ -1,5 +1,6 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { because } from '@engram/testing';
 import { contentText, startGatewayStack, type GatewayStack } from '../support/gateway-fixture.js';
 import { rawRequest } from '../support/raw-http.js';
 import type { RecordedRequest } from '../support/scripted-http.js';
@@ -43,12 +44,12 @@ describe('gateway keys and pools', () => {
   it('serves /metrics to an Engram key or METRICS_TOKEN only', async () => {
     for (const key of [undefined, 'wrong', 'scrape-secre']) {
       const refused = await rest('GET', '/metrics', key);
-      expect(refused.status, String(key)).toBe(401);
+      because(String(key), () => expect(refused.status).toBe(401));
       expect(((await refused.json()) as { error: { type: string } }).error.type).toBe('authentication_error');
     }
     for (const key of ['alpha-key', 'scrape-secret']) {
       const allowed = await rest('GET', '/metrics', key);
-      expect(allowed.status, key).toBe(200);
+      because(key, () => expect(allowed.status).toBe(200));
       expect(await allowed.text()).toContain('engram_gateway_requests_total');
     }
   });

@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { because, eventually } from '@engram/testing';
 import { startRedis, type TestRedis } from '../support/redis.js';
 import { startGateway, startMemory, startWorker, type RunningGateway, type RunningMemory, type RunningWorker } from '../support/stack.js';
 
@@ -40,12 +41,14 @@ describe('every line a service writes is a JSON log line, also while Redis is do
   it('logs the outage as JSON in memory, worker and gateway', async () => {
     await redis.stop();
     // Long enough for every client to notice, fail to reconnect a few times and say so.
-    await expect.poll(() => worker.process.output().split('\n').length, { timeout: 15_000 }).toBeGreaterThan(5);
+    await eventually(() => expect(worker.process.output().split('\n').length).toBeGreaterThan(5), { timeout: 15_000 });
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     for (const service of [worker, memory, gateway]) {
       const output = service.process.output();
-      expect(output.length, service.process.name).toBeGreaterThan(0);
-      expect(nonJsonLines(output), service.process.name).toEqual([]);
+      because(service.process.name, () => {
+        expect(output.length).toBeGreaterThan(0);
+        expect(nonJsonLines(output)).toEqual([]);
+      });
     }
   });
 });

@@ -4,7 +4,7 @@ import { INTERNAL_TOKEN_METADATA_KEY, internalTokenPath, type MemoryClient, Memo
 import { JobName, QueueName } from '@engram/jobs';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { eventually } from '@engram/testing';
+import { because, eventually } from '@engram/testing';
 import { freePort } from '../support/ports.js';
 import { startRedis, type TestRedis } from '../support/redis.js';
 import { startMemory, type RunningMemory } from '../support/stack.js';
@@ -41,7 +41,7 @@ describe('memory service over TCP RPC', () => {
         ['3', { [INTERNAL_TOKEN_METADATA_KEY]: `${token!}x` }],
       ] as const) {
         const answer = await attacker.call({ pattern: MemoryPattern.List, data: { pool }, id, ...(metadata ? { metadata } : {}) });
-        expect(answer, id).toMatchObject({ id, err: { code: 'unauthorized' } });
+        because(`call ${id}`, () => expect(answer).toMatchObject({ id, err: { code: 'unauthorized' } }));
         expect(JSON.stringify(answer)).not.toContain('staging password');
       }
       const purge = await attacker.call({ pattern: MemoryPattern.Purge, data: { pool, id: 'whatever', actor: 'user' }, id: '4' });
@@ -52,7 +52,7 @@ describe('memory service over TCP RPC', () => {
     } finally {
       attacker.close();
     }
-    await expect.poll(() => memory.process.output()).toContain('memory call refused: no valid internal token');
+    await eventually(() => expect(memory.process.output()).toContain('memory call refused: no valid internal token'));
     expect(memory.process.output()).toMatch(/"pattern":"memory.list".*"token":"missing"/);
   });
 

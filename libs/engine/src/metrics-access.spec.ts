@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { ApiKeys } from './api-keys.js';
 import { MetricsAccess } from './metrics-access.js';
 
