@@ -1,8 +1,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { ClientProxyFactory, Transport } from '@nestjs/microservices';
-import { MemoryClient, MemoryPattern } from '@engram/contracts';
+import { type MemoryClient, MemoryPattern } from '@engram/contracts';
 import { contentHash } from '@engram/storage';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -27,8 +26,7 @@ describe('hybrid search through an embeddings endpoint', () => {
   let client: MemoryClient;
   let env: Record<string, string>;
 
-  const connect = (port: number): MemoryClient =>
-    new MemoryClient(ClientProxyFactory.create({ transport: Transport.TCP, options: { host: '127.0.0.1', port } }), 10_000);
+  const connect = (running: RunningMemory): MemoryClient => running.client(10_000);
   const search = async (query: string): Promise<string[]> =>
     (await client.call(MemoryPattern.Search, { pool, query, limit: 3 })).map((hit) => hit.entry.content);
   const metrics = async (): Promise<string> => (await fetch(`http://127.0.0.1:${memory.healthPort}/metrics`)).text();
@@ -47,7 +45,7 @@ describe('hybrid search through an embeddings endpoint', () => {
     };
     memory = await startMemory({ ...env, REDIS_URL: redis.url });
     worker = await startWorker({ ...env, ...memory.clientEnv, CONSOLIDATION_MODEL: 'off' });
-    client = connect(memory.port);
+    client = connect(memory);
   });
 
   afterAll(async () => {
@@ -101,7 +99,7 @@ describe('hybrid search through an embeddings endpoint', () => {
     const inputsBefore = embeddings.inputs.length;
     memory = await startMemory({ ...env, REDIS_URL: redis.url }, { dataDir });
     worker = await startWorker({ ...env, ...memory.clientEnv, CONSOLIDATION_MODEL: 'off' });
-    client = connect(memory.port);
+    client = connect(memory);
     expect((await search(MEANING_QUERY))[0]).toBe(SEDAN);
     // Only the query was embedded (it was cached by the previous process, not by this one).
     expect(embeddings.inputs.slice(inputsBefore)).toEqual([MEANING_QUERY]);
