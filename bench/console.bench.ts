@@ -8,8 +8,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { ClientProxyFactory, Transport } from '@nestjs/microservices';
-import { MemoryClient, MemoryPattern, type PageSort } from '@engram/contracts';
+import { MemoryPattern, type PageSort } from '@engram/contracts';
 import { tempDataDir } from '../libs/storage/src/testing/temp-data-dir.js';
 import { launchChromium } from '../tests/support/browser.js';
 import { startRedis } from '../tests/support/redis.js';
@@ -44,7 +43,7 @@ export async function run(): Promise<BenchRow[]> {
   const redis = await startRedis();
   const memory = await startMemory({ REDIS_URL: redis.url }, { dataDir: dir.path, timeoutMs: 180_000 });
   const gateway = await startGateway({ REDIS_URL: redis.url, UPSTREAM_BASE_URL: 'http://127.0.0.1:9/v1', ...memory.clientEnv });
-  const client = new MemoryClient(ClientProxyFactory.create({ transport: Transport.TCP, options: { host: '127.0.0.1', port: memory.port } }), 10_000);
+  const client = memory.client(10_000);
   const browser = await launchChromium();
   try {
     const active = (await client.call(MemoryPattern.Stats, {})).pools.find((pool) => pool.pool === 'bench')?.active ?? 0;
