@@ -107,7 +107,7 @@ describe('MemoryService on a real data dir', () => {
     const hits = await service.search({ pool: 'team', query: 'docker compose' });
     expect(hits.map((hit) => hit.entry.id)).toEqual([strong.id, weak.id]);
     expect(hits[0]?.effectiveConfidence).toBeCloseTo(1, 5);
-    expect(hits[0]?.score).toBeGreaterThan(hits[1]?.score ?? 0);
+    expect(hits[0]?.score).toBe(hits[1]?.score);
   });
 
   it('soft-deletes and restores; purge forgets content in db, flat files and log', async () => {

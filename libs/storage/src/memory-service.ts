@@ -48,9 +48,9 @@ import { idempotentMemoryId } from './idempotency.js';
 import { newEventId, newMemoryId } from './ids.js';
 import type { Projection } from './projection.js';
 import { ReferenceBatcher, type ReferenceGroup } from './reference-batcher.js';
-import { toFtsMatch } from './search-query.js';
 import { decodeCursor, encodeCursor } from './page-cursor.js';
-import { julianDay } from './search-score.js';
+import { julianDay } from './julian-day.js';
+import { searchTerms } from './search-query.js';
 import {
   invalid,
   notFound,
@@ -125,8 +125,6 @@ const PAGE_MAX_LIMIT = 500;
 /** A Tier 1 plan lists every included entry and at most this many left out for each reason (all are counted). */
 const TIER1_PLAN_EXAMPLES = 100;
 const REFRESH_MAX_IDS = 100;
-/** How many of a pool's most recent matches a search ranks. */
-const SEARCH_WINDOW = 500;
 
 /**
  * The memory operations. Write path: validate against the current state (acknowledged plus
@@ -334,10 +332,9 @@ export class MemoryService {
   }
 
   /**
-   * Full-text search: BM25 over FTS5 combined with effective confidence (see searchScore), so among
-   * similar matches the fresher, more trusted entry wins. Ranks the pool's SEARCH_WINDOW most recent
-   * matches (all of them in any pool of ordinary size; see Projection.search). Any text is accepted:
-   * it is reduced to quoted words. Without words (empty, only symbols), the entries with the highest
+   * Full-text search over every entry of the pool, relevance first (see LexicalSearch; effective
+   * confidence breaks ties). Any text is accepted: it is reduced to its words, stopwords dropped
+   * (see searchTerms). Without words (empty, only symbols), the entries with the highest
    * effective confidence. With
    * `recordReference`, the returned ids are recorded as memory.referenced in the background (the
    * answer never waits for that fsync; see ReferenceBatcher).
@@ -350,9 +347,9 @@ export class MemoryService {
     const includeArchived = request.includeArchived === true;
     const actor = request.actor === undefined ? 'llm' : validActor(request.actor);
     const now = this.deps.clock();
-    const match = toFtsMatch(query);
+    const terms = searchTerms(query);
     let hits: SearchHit[];
-    if (match === null) {
+    if (terms.length === 0) {
       hits = this.deps.projection.byConfidence(pool, includeArchived, category, Math.max(50, limit * 5)).map((entry) => {
         const effective = effectiveConfidence(entry, now);
         return { entry, score: effective, effectiveConfidence: effective };
@@ -361,15 +358,7 @@ export class MemoryService {
       hits = hits.slice(0, limit);
     } else {
       const lexical = (depth: number): SearchHit[] =>
-        this.deps.projection.search({
-          pool,
-          match,
-          includeArchived,
-          window: SEARCH_WINDOW,
-          limit: depth,
-          today: julianDay(now),
-          ...(category ? { category } : {}),
-        });
+        this.deps.projection.search({ pool, terms, includeArchived, limit: depth, now, ...(category ? { category } : {}) });
       hits = this.deps.hybrid
         ? await this.deps.hybrid.search({ pool, query, limit, includeArchived, now, ...(category ? { category } : {}) }, lexical)
         : lexical(limit);

@@ -2,7 +2,6 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { CATEGORIES, EVENT_SCHEMA_VERSION, type MemoryEvent } from '@engram/domain';
 import { Projection } from './projection.js';
-import { julianDay } from './search-score.js';
 import { storedEvent as stored } from './testing/stored-event.js';
 import { tempDataDir } from './testing/temp-data-dir.js';
 
@@ -14,7 +13,7 @@ afterEach(() => dir.remove());
 
 const search = (projection: Projection, word: string) =>
   projection
-    .search({ pool: 'p', match: `"${word}"`, includeArchived: false, window: 10, limit: 10, today: julianDay(new Date()) })
+    .search({ pool: 'p', terms: [word], includeArchived: false, limit: 10, now: new Date() })
     .map((hit) => hit.entry.id);
 
 describe('projection', () => {
@@ -42,7 +41,7 @@ describe('projection', () => {
     reopened.close();
   });
 
-  it('returns the best matches by searchScore, whatever the limit', () => {
+  it('returns the best matches by score, whatever the limit', () => {
     const projection = Projection.open(join(dir.path, 'engram.db'));
     const meta = { pool: 'p', actor: 'user', causationId: null, schemaVersion: EVENT_SCHEMA_VERSION } as const;
     const events: MemoryEvent[] = [];
@@ -58,7 +57,7 @@ describe('projection', () => {
       }
     }
     projection.apply(events);
-    const query = { pool: 'p', match: '"deploy" OR "docker"', includeArchived: false, window: 100, today: julianDay(new Date('2026-02-01T00:00:00.000Z')) };
+    const query = { pool: 'p', terms: ['deploy', 'docker'], includeArchived: false, now: new Date('2026-02-01T00:00:00.000Z') };
     const all = projection.search({ ...query, limit: 100 });
     expect(all).toHaveLength(40);
     expect(all.map((hit) => hit.score)).toEqual(all.map((hit) => hit.score).sort((a, b) => b - a));

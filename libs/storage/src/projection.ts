@@ -6,7 +6,7 @@ import {
   affectedIds,
   changesOf,
   decayRate,
-  decayedConfidence,
+  effectiveConfidence,
   type Category,
   type MemoryEntry,
   type MemoryEvent,
@@ -18,7 +18,7 @@ import { EventIndex } from './event-index.js';
 import { MEMORY_COLUMNS, toEntry, toRow, type MemoryRow } from './memory-row.js';
 import { readPoolStats, type PoolStats } from './pool-stats.js';
 import { SCHEMA_SQL, SCHEMA_VERSION } from './schema.js';
-import { searchScore } from './search-score.js';
+import { LexicalSearch, type LexicalHit, type LexicalQuery } from './lexical-search.js';
 
 export interface ListQuery {
   readonly pool: string;
@@ -60,44 +60,21 @@ const PAGE_KEYS: Readonly<Record<PageSort, string>> = {
     max(0, @today - julianday(coalesce(last_referenced, created_at))))`,
 };
 
-export interface FtsQuery {
-  readonly pool: string;
-  readonly match: string;
-  readonly category?: Category;
-  readonly includeArchived: boolean;
-  /** How many of the most recent matches to rank. */
-  readonly window: number;
+export interface SearchQuery extends LexicalQuery {
   /** How many of the best ranked to return. */
   readonly limit: number;
-  /** Julian day of "now", for decay. */
-  readonly today: number;
+  /** For effective confidence, the tie-breaker. */
+  readonly now: Date;
 }
 
-/** A ranked match: the entry, its score (see searchScore) and its effective confidence now. */
+/** A ranked match: the entry, its lexical score (see LexicalSearch) and its effective confidence now. */
 export interface SearchMatch {
   readonly entry: MemoryEntry;
   readonly score: number;
   readonly effectiveConfidence: number;
 }
 
-interface SearchParams extends Readonly<Record<string, number | string | null>> {
-  readonly match: string;
-  readonly pool: string;
-  readonly category: string | null;
-  readonly today: number;
-}
-
-type SearchRow = MemoryRow & { readonly search_rowid: number; readonly rank: number; readonly anchor_day: number };
-
-/**
- * searchScore restated in SQL, so that SQLite ranks a window of hundreds of matches and only the
- * best `limit` cross into JavaScript (calling searchScore itself for each row cost ~15% more per
- * search). Decay rates are bound per category from the domain's decayRate; the spec "returns the
- * best matches by searchScore" holds the two formulas together.
- */
-const SQL_SEARCH_SCORE = `-rank * (0.5 + 0.5 * confidence * pow(
-  CASE category ${CATEGORIES.map((category, index) => `WHEN '${category}' THEN @rate${index}`).join(' ')} ELSE @rateNone END,
-  max(0, @today - anchor_day)))`;
+/** The domain's decay rates, bound per category for the confidence sort of a page (see PAGE_KEYS). */
 const DECAY_RATE_PARAMS: Readonly<Record<string, number>> = Object.fromEntries([
   ...CATEGORIES.map((category, index) => [`rate${index}`, decayRate(category)]),
   ['rateNone', decayRate(null)],
@@ -121,10 +98,10 @@ const TIER1_CANDIDATE_LIMIT = 2000;
 export class Projection {
   private readonly statements;
   private lastSeqValue: number;
-  private readonly searchStatements = new Map<string, Database.Statement<SearchParams, SearchRow>>();
   /** Which events belong to which pool and entry, kept in the same transactions as the entries. */
   readonly eventIndex: EventIndex;
   private readonly pageStatements = new Map<string, Database.Statement<Record<string, unknown>, MemoryRow & { page_key: string | number; page_rowid: number }>>();
+  private readonly lexical: LexicalSearch;
 
   private constructor(readonly db: Database.Database) {
     this.eventIndex = new EventIndex(db);
@@ -172,12 +149,16 @@ export class Projection {
            AND (category IS NULL OR category NOT IN ('decision', 'gotcha'))
          ORDER BY confidence DESC, created_at, id LIMIT ?`,
       ),
+      byRowids: db.prepare<[string], MemoryRow & { search_rowid: number }>(
+        'SELECT rowid AS search_rowid, * FROM memories WHERE rowid IN (SELECT value FROM json_each(?))',
+      ),
       byConfidence: db.prepare<[string, number, string | null, string | null, number], MemoryRow>(
         `SELECT * FROM memories WHERE pool = ? AND (? = 1 OR is_archived = 0) AND (? IS NULL OR category = ?)
          ORDER BY confidence DESC, created_at DESC, id LIMIT ?`,
       ),
     };
     this.lastSeqValue = this.meta('last_seq');
+    this.lexical = new LexicalSearch(db);
   }
 
   /** Opens an existing or new database file; throws when it cannot be opened or fails quick_check. */
@@ -351,52 +332,32 @@ export class Projection {
   }
 
   /**
-   * Full-text search: ranks the pool's most recent `window` matching entries (by insertion order)
-   * with searchScore and returns the best `limit`, best first (ties: older first). Bounded on
-   * purpose: FTS5 computes BM25 for every match when asked to ORDER BY rank, which for a common
-   * word in 100k entries costs tens of milliseconds; walking the doclist newest-first and stopping
-   * after `window` costs ~1 ms. One statement: ranking happens inside SQLite, and only the
-   * returned rows are read whole. Their scores are computed again in TypeScript, so callers see
-   * exactly searchScore (SQLite's pow may differ from JavaScript's in the last bit). The limits are
-   * part of the SQL text, one cached statement per limit: SQLite reads a bound LIMIT to plan the
-   * subquery and so prepares the statement again whenever it is bound, i.e. on every search.
+   * Full-text search: the pool's entries ranked by LexicalSearch, best first; among equal scores
+   * the entry with the higher effective confidence, then the older one. Confidence only breaks
+   * ties: a multiplier would let a fresh partial match bury an old entry that answers the query.
    */
-  search(query: FtsQuery): SearchMatch[] {
-    const filters = ['c.pool = @pool'];
-    if (!query.includeArchived) filters.push('c.is_archived = 0');
-    if (query.category) filters.push('c.category = @category');
-    const sql = `SELECT m.*, best.rowid AS search_rowid, best.rank AS rank, best.anchor_day AS anchor_day FROM (
-         SELECT rowid, rank, anchor_day, ${SQL_SEARCH_SCORE} AS score FROM (
-           SELECT memories_fts.rowid AS rowid, bm25(memories_fts) AS rank, c.confidence AS confidence, c.category AS category,
-             julianday(coalesce(c.last_referenced, c.created_at)) AS anchor_day
-           FROM memories_fts JOIN memories AS c ON c.rowid = memories_fts.rowid
-           WHERE memories_fts MATCH @match AND ${filters.join(' AND ')}
-           ORDER BY memories_fts.rowid DESC LIMIT ${integer(query.window)}
-         ) ORDER BY score DESC, rowid LIMIT ${integer(query.limit)}
-       ) AS best JOIN memories AS m ON m.rowid = best.rowid`;
-    let statement = this.searchStatements.get(sql);
-    if (!statement) {
-      statement = this.db.prepare<SearchParams, SearchRow>(sql);
-      this.searchStatements.set(sql, statement);
+  search(query: SearchQuery): SearchMatch[] {
+    const ranked = this.lexical.rank(query);
+    const last = ranked[Math.min(query.limit, ranked.length) - 1];
+    if (!last) return [];
+    const contenders = ranked.filter((hit) => hit.score >= last.score);
+    const rows = new Map(this.statements.byRowids.all(JSON.stringify(contenders.map((hit) => hit.rowid))).map((row) => [row.search_rowid, row]));
+    const matches: (SearchMatch & { readonly rowid: number })[] = [];
+    for (const hit of contenders) {
+      const row = rows.get(hit.rowid);
+      if (!row) continue;
+      const entry = toEntry(row);
+      matches.push({ entry, score: hit.score, effectiveConfidence: effectiveConfidence(entry, query.now), rowid: hit.rowid });
     }
-    const rows = statement.all({
-      ...DECAY_RATE_PARAMS,
-      match: query.match,
-      pool: query.pool,
-      category: query.category ?? null,
-      today: query.today,
-    });
-    const ranked = rows.map((row) => {
-      const category = row.category as Category | null;
-      const days = query.today - row.anchor_day;
-      const match: SearchMatch = {
-        entry: toEntry(row),
-        score: searchScore(row.rank, row.confidence, category, days),
-        effectiveConfidence: decayedConfidence(row.confidence, category, days),
-      };
-      return { rowid: row.search_rowid, match };
-    });
-    return ranked.sort((a, b) => b.match.score - a.match.score || a.rowid - b.rowid).map(({ match }) => match);
+    return matches
+      .sort((a, b) => b.score - a.score || b.effectiveConfidence - a.effectiveConfidence || a.rowid - b.rowid)
+      .slice(0, query.limit)
+      .map(({ entry, score, effectiveConfidence }) => ({ entry, score, effectiveConfidence }));
+  }
+
+  /** The pool's best `limit` entries for the terms by lexical relevance alone, with scores: for fusing with other rankings. */
+  lexicalSearch(query: LexicalQuery, limit: number): LexicalHit[] {
+    return this.lexical.search(query, limit);
   }
 
   /** Entries by stored confidence, for a search without words. */

@@ -21,6 +21,8 @@ CREATE TABLE IF NOT EXISTS memories (
 );
 CREATE INDEX IF NOT EXISTS memories_by_pool ON memories (pool, is_archived, created_at);
 CREATE INDEX IF NOT EXISTS memories_by_confidence ON memories (pool, is_archived, confidence);
+-- A pool's entries in the order they were written (rowid follows the key), for a search match's neighbours.
+CREATE INDEX IF NOT EXISTS memories_in_pool_order ON memories (pool);
 
 CREATE VIRTUAL TABLE IF NOT EXISTS memories_fts USING fts5(
   content, content='memories', content_rowid='rowid', tokenize='porter unicode61 remove_diacritics 2'
