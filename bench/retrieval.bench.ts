@@ -4,8 +4,7 @@
  * every question asked through the search `memory_search` calls, limit 10. Prints recall@1/5/10,
  * recall@5 per question category and the search latency. Skipped, saying so, without the data set.
  */
-import { ClientProxyFactory, Transport } from '@nestjs/microservices';
-import { MemoryClient, MemoryPattern } from '@engram/contracts';
+import { MemoryPattern } from '@engram/contracts';
 import { startRedis } from '../tests/support/redis.js';
 import { startMemory } from '../tests/support/stack.js';
 import type { BenchRow } from './run.js';
@@ -22,10 +21,7 @@ export async function run(): Promise<BenchRow[]> {
   }
   const redis = await startRedis();
   const memory = await startMemory({ REDIS_URL: redis.url });
-  const client = new MemoryClient(
-    ClientProxyFactory.create({ transport: Transport.TCP, options: { host: '127.0.0.1', port: memory.port } }),
-    10_000,
-  );
+  const client = memory.client(10_000);
   const outcomes: QuestionOutcome[] = [];
   const latencies: number[] = [];
   try {
