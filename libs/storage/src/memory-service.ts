@@ -100,6 +100,8 @@ export interface MemoryServiceDeps {
   >;
   readonly flatFiles: Pick<FlatFiles, 'refresh' | 'noteChanges'>;
   readonly lock: Pick<DataDirLock, 'release'> | null;
+  /** Deletes the copies of the database a purge must also reach (see removeMovedAsideDatabases); returns their names. */
+  readonly removeStaleCopies?: () => readonly string[];
   /** Checkpoints the database's WAL off the event loop; told of each commit, stopped before the database closes. */
   readonly checkpointer?: Pick<WalCheckpointer, 'noteCommit' | 'stop'>;
   readonly clock: () => Date;
@@ -247,6 +249,8 @@ export class MemoryService {
     await this.commit([this.event(context, 'memory.purged', { id: entry.id })]);
     await this.deps.log.redact(new Set([entry.id]));
     this.deps.projection.scrub();
+    const removed = this.deps.removeStaleCopies?.() ?? [];
+    if (removed.length > 0) this.deps.logger.warn({ files: removed }, 'purge deleted databases moved aside at start, which still held the entry');
     return { id: entry.id, purged: true };
   }
 

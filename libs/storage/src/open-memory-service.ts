@@ -8,6 +8,7 @@ import { EventLog } from './event-log.js';
 import { FlatFiles } from './flat-files.js';
 import { HybridSearch, type SearchObserver } from './hybrid-search.js';
 import { MemoryService } from './memory-service.js';
+import { removeMovedAsideDatabases } from './moved-aside-databases.js';
 import { Projection } from './projection.js';
 import { VectorService } from './vector-service.js';
 import { VectorStore } from './vector-store.js';
@@ -56,6 +57,7 @@ export async function openMemoryService(options: MemoryServiceOptions): Promise<
       log,
       projection,
       eventIndex: projection.eventIndex,
+      removeStaleCopies: () => removeMovedAsideDatabases(dataDir.databasePath),
       flatFiles,
       lock,
       checkpointer,
