@@ -157,6 +157,31 @@ describe('memory service over TCP RPC', () => {
     }
   });
 
+  it("purge removes the pool's jobs whose data holds any text the entry had, and leaves the others", async () => {
+    const pool = 'rpc-purge-jobs';
+    const actor = 'user' as const;
+    const extract = new Queue(QueueName.Extract, { connection: { url: redis.url } });
+    try {
+      const exchange = (user: string) => ({ user, assistant: 'Noted.' });
+      const job = (jobPool: string, requestId: string, user: string, delay = 0) =>
+        extract.add(JobName.ExtractExchange, { pool: jobPool, suggestions: [], exchange: exchange(user), requestId }, { jobId: `extract.${requestId}`, delay });
+      await job(pool, 'r-first', 'Remember: the vault code is 5521-alpha.');
+      await job(pool, 'r-later', 'Correction: The vault code is 9034-beta', 60_000);
+      await job(pool, 'r-unrelated', 'I like green tea');
+      await job('rpc-other-pool', 'r-other', 'the vault code is 5521-alpha');
+      const entry = await client.call(MemoryPattern.Store, { pool, actor, content: 'the vault code is 5521-alpha' });
+      await client.call(MemoryPattern.Update, { pool, actor, id: entry.id, content: 'the vault code is 9034-beta' });
+
+      await client.call(MemoryPattern.Purge, { pool, actor, id: entry.id });
+      const remaining = async () =>
+        (await extract.getJobs(['waiting', 'delayed', 'completed', 'failed', 'active'])).map((found) => found.id).sort();
+      await eventually(async () => expect(await remaining()).toEqual(['extract.r-other', 'extract.r-unrelated']), { timeout: 10_000 });
+    } finally {
+      await extract.obliterate({ force: true });
+      await extract.close();
+    }
+  });
+
   it('keeps serving while Redis is away and enqueues the missed jobs when it is back', async () => {
     const firstRedis = await startRedis({ port: await freePort() });
     const isolated = await startMemory({ REDIS_URL: firstRedis.url });

@@ -1,4 +1,6 @@
 import { type MemoryClient, MemoryPattern } from '@engram/contracts';
+import { QueueName } from '@engram/jobs';
+import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { eventually } from '@engram/testing';
 import { startGatewayStack, type GatewayStack } from '../support/gateway-fixture.js';
@@ -38,5 +40,19 @@ describe('a <MEMORY_SUGGEST> marker becomes a memory through gateway, queue and 
       });
     const events = await memory.call(MemoryPattern.EventsAfter, { after: 0, pool: 'team' });
     expect(events.filter((event) => event.type === 'memory.stored')).toEqual([expect.objectContaining({ actor: 'worker:extract' })]);
+
+    // The finished job stays in Redis for a day, without the conversation it no longer needs.
+    const extract = new Queue(QueueName.Extract, { connection: { url: stack.redis.url } });
+    try {
+      const [finished] = await eventually(async () => {
+        const completed = await extract.getJobs(['completed']);
+        expect(completed).toHaveLength(1);
+        return completed;
+      }, { timeout: 10_000 });
+      expect(finished?.data).toMatchObject({ pool: 'team', suggestions: [], exchange: { user: '', assistant: '' } });
+      expect(JSON.stringify(finished?.data)).not.toMatch(/staging|migrations/i);
+    } finally {
+      await extract.close();
+    }
   });
 });

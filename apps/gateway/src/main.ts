@@ -60,7 +60,7 @@ async function bootstrap(): Promise<void> {
     onResync: () => cache.clear(),
   });
   const metrics = new MetricsRepository();
-  const extraction = new ExtractionQueueRepository(redis, logger);
+  const extraction = new ExtractionQueueRepository(redis, memoryClient, logger);
   const gate = new MemoryGate(cache, logger, {
     retryAfterMs: MEMORY_RETRY_AFTER_MS,
     probeEveryMs: MEMORY_PROBE_EVERY_MS,

@@ -1,18 +1,21 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import type { EngramConfig } from '@engram/config';
 import type { Logger } from '@engram/observability';
-import type { MemoryService } from '@engram/storage';
+import { join } from 'node:path';
+import { ExtractionSpool, type MemoryService } from '@engram/storage';
 import type { Redis } from 'ioredis';
 import { HealthController } from './controllers/health.controller.js';
 import { MetricsController } from './controllers/metrics.controller.js';
 import { MemoryRpcController } from './controllers/memory-rpc.controller.js';
 import { InternalTokenGuard } from './controllers/internal-token.guard.js';
-import { CONFIG, INTERNAL_TOKEN, LOGGER, MEMORY_SERVICE, METRICS, REDIS } from './memory.tokens.js';
+import { CONFIG, EXTRACTION_SPOOL, INTERNAL_TOKEN, LOGGER, MEMORY_SERVICE, METRICS, REDIS } from './memory.tokens.js';
 import { ChangePublisherRepository } from './repositories/change-publisher.repository.js';
 import { JobQueueRepository } from './repositories/job-queue.repository.js';
 import type { MetricsRepository } from './repositories/metrics.repository.js';
 import { EmbeddingBackfillService } from './services/embedding-backfill.service.js';
+import { ExtractionSpoolService } from './services/extraction-spool.service.js';
 import { OutboxService } from './services/outbox.service.js';
+import { PurgeService } from './services/purge.service.js';
 
 export interface MemoryAppDependencies {
   readonly config: EngramConfig;
@@ -39,10 +42,13 @@ export class AppModule {
         { provide: METRICS, useValue: dependencies.metrics },
         { provide: INTERNAL_TOKEN, useValue: dependencies.internalToken },
         InternalTokenGuard,
+        { provide: EXTRACTION_SPOOL, useValue: new ExtractionSpool(join(dependencies.config.dataDir, 'spool', 'extract')) },
         JobQueueRepository,
         ChangePublisherRepository,
         OutboxService,
         EmbeddingBackfillService,
+        PurgeService,
+        ExtractionSpoolService,
       ],
     };
   }

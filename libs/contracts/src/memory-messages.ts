@@ -131,6 +131,14 @@ export interface EventsPage {
   readonly nextCursor: string | null;
 }
 
+/** An exchange whose extraction job could not reach Redis: memory keeps it on disk and enqueues it later. */
+export interface SpoolExtractionRequest {
+  readonly pool: string;
+  readonly suggestions: readonly string[];
+  readonly exchange: { readonly user: string; readonly assistant: string };
+  readonly requestId: string;
+}
+
 export interface SearchHit {
   readonly entry: MemoryEntry;
   readonly score: number;
@@ -212,6 +220,7 @@ export interface MemoryContract {
   [MemoryPattern.Stats]: [Record<string, never>, StatsResponse];
   [MemoryPattern.EventsAfter]: [EventsAfterRequest, MemoryEvent[]];
   [MemoryPattern.Events]: [EventsRequest, EventsPage];
+  [MemoryPattern.SpoolExtraction]: [SpoolExtractionRequest, { readonly spooled: true }];
   [MemoryPattern.Ping]: [Record<string, never>, { readonly ok: true; readonly lastSeq: number }];
   [MemoryPattern.VectorsMissing]: [VectorsMissingRequest, MissingVectorText[]];
   [MemoryPattern.StoreVectors]: [StoreVectorsRequest, { readonly stored: number }];

@@ -19,6 +19,7 @@ export const MemoryPattern = {
   Stats: 'memory.stats',
   EventsAfter: 'memory.events-after',
   Events: 'memory.events',
+  SpoolExtraction: 'memory.spool-extraction',
   Ping: 'memory.ping',
   VectorsMissing: 'memory.vectors-missing',
   StoreVectors: 'memory.store-vectors',

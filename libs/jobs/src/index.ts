@@ -2,3 +2,4 @@ export * from './queue-name.js';
 export * from './job-item.js';
 export * from './job-options.js';
 export * from './derive-jobs.js';
+export { jobDataHolds } from './job-text.js';

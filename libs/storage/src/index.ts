@@ -14,3 +14,4 @@ export { HybridSearch, type HybridOutcome, type SearchObserver } from './hybrid-
 export { VectorStore } from './vector-store.js';
 export { VectorService } from './vector-service.js';
 export { contentHash } from './content-hash.js';
+export { ExtractionSpool, type SpooledExchange } from './extraction-spool.js';

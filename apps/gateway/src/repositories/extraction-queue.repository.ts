@@ -1,22 +1,27 @@
+import { MemoryPattern, type MemoryClient } from '@engram/contracts';
 import { JobName, jobOptionsFor, queueOfJob, type ExtractExchangeData, type JobItem } from '@engram/jobs';
 import type { ExtractionPort } from '@engram/engine';
 import type { Logger } from '@engram/observability';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 
-/** Hands exchanges with memory suggestions to the worker's extraction queue; Redis down is logged, never fatal. */
+/**
+ * Hands exchanges with memory suggestions to the worker's extraction queue. With Redis down the
+ * memory service keeps them on disk instead (memory.spool-extraction); never fatal, never waited for.
+ */
 export class ExtractionQueueRepository implements ExtractionPort {
   private queue: Queue | undefined;
 
   constructor(
     private readonly redis: Redis,
+    private readonly memory: Pick<MemoryClient, 'call'>,
     private readonly logger: Logger,
   ) {}
 
   enqueue(data: ExtractExchangeData): void {
     // The connection fails fast; a Queue set up on it before it is ready keeps that first failure.
     if (this.redis.status !== 'ready') {
-      this.logger.warn({ requestId: data.requestId, pool: data.pool }, 'extraction job skipped: Redis unavailable');
+      this.spool(data, 'Redis unavailable');
       return;
     }
     const item: JobItem = { name: JobName.ExtractExchange, data };
@@ -24,8 +29,17 @@ export class ExtractionQueueRepository implements ExtractionPort {
       .add(item.name, item.data, jobOptionsFor(item))
       .then(
         () => undefined,
-        (error: unknown) => this.logger.warn({ requestId: data.requestId, err: (error as Error).message, pool: data.pool }, 'extraction job not enqueued'),
+        (error: unknown) => this.spool(data, (error as Error).message),
       );
+  }
+
+  /** Redis did not take the job: memory keeps the exchange on disk and enqueues it once Redis is back. */
+  private spool(data: ExtractExchangeData, reason: string): void {
+    this.memory.call(MemoryPattern.SpoolExtraction, data).then(
+      () => this.logger.warn({ requestId: data.requestId, pool: data.pool, reason }, 'extraction job kept by memory until Redis is back'),
+      (error: unknown) =>
+        this.logger.warn({ requestId: data.requestId, pool: data.pool, reason, err: (error as Error).message }, 'extraction job skipped: neither Redis nor memory took it'),
+    );
   }
 
   async close(): Promise<void> {

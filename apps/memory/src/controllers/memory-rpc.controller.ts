@@ -4,6 +4,8 @@ import { MemoryError, MemoryPattern, type MemoryContract, type MemoryPatternName
 import type { Logger } from '@engram/observability';
 import type { MemoryService } from '@engram/storage';
 import { LOGGER, MEMORY_SERVICE } from '../memory.tokens.js';
+import { ExtractionSpoolService } from '../services/extraction-spool.service.js';
+import { PurgeService } from '../services/purge.service.js';
 import { InternalTokenGuard } from './internal-token.guard.js';
 import { MemoryRpcExceptionFilter } from './rpc-exception.filter.js';
 
@@ -18,6 +20,8 @@ export class MemoryRpcController {
   constructor(
     @Inject(MEMORY_SERVICE) private readonly memory: MemoryService,
     @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(PurgeService) private readonly purges: PurgeService,
+    @Inject(ExtractionSpoolService) private readonly spool: ExtractionSpoolService,
   ) {}
 
   @MessagePattern(MemoryPattern.VectorsMissing)
@@ -67,7 +71,7 @@ export class MemoryRpcController {
 
   @MessagePattern(MemoryPattern.Purge)
   purge(@Payload() request: Request<typeof MemoryPattern.Purge>): Response<typeof MemoryPattern.Purge> {
-    return this.handle(MemoryPattern.Purge, request, () => this.memory.purge(request));
+    return this.handle(MemoryPattern.Purge, request, () => this.purges.purge(request));
   }
 
   @MessagePattern(MemoryPattern.Refresh)
@@ -127,6 +131,11 @@ export class MemoryRpcController {
   @MessagePattern(MemoryPattern.Events)
   events(@Payload() request: Request<typeof MemoryPattern.Events>): Response<typeof MemoryPattern.Events> {
     return this.handle(MemoryPattern.Events, request, () => this.memory.events(request));
+  }
+
+  @MessagePattern(MemoryPattern.SpoolExtraction)
+  spoolExtraction(@Payload() request: Request<typeof MemoryPattern.SpoolExtraction>): Response<typeof MemoryPattern.SpoolExtraction> {
+    return this.handle(MemoryPattern.SpoolExtraction, request, () => Promise.resolve(this.spool.put(request)));
   }
 
   @MessagePattern(MemoryPattern.Ping)

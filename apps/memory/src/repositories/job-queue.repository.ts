@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import type { EngramConfig } from '@engram/config';
-import { jobOptionsFor, queueOfJob, type JobItem, type QueueName } from '@engram/jobs';
+import { QueueName, jobDataHolds, jobOptionsFor, queueOfJob, type JobItem } from '@engram/jobs';
 import { Queue } from 'bullmq';
 import { CONFIG } from '../memory.tokens.js';
 
@@ -31,6 +31,30 @@ export class JobQueueRepository implements OnModuleDestroy {
       clearTimeout(timer);
       added.catch(() => undefined);
     }
+  }
+
+  /**
+   * Removes the pool's jobs whose data holds any of `texts`, in every queue and state a job can wait
+   * or be kept in (BullMQ keeps finished jobs for a day or a week, and Redis may write them to its
+   * AOF). A job running right now is locked and stays; the count of those is returned to retry.
+   */
+  async removeJobsHolding(pool: string, texts: readonly string[]): Promise<{ removed: number; running: number }> {
+    let removed = 0;
+    let running = 0;
+    for (const name of Object.values(QueueName)) {
+      const jobs = await this.queue(name).getJobs(['waiting', 'delayed', 'prioritized', 'waiting-children', 'completed', 'failed', 'active']);
+      for (const job of jobs) {
+        if ((job.data as { pool?: unknown } | undefined)?.pool !== pool) continue;
+        if (!texts.some((text) => jobDataHolds(job.data, text))) continue;
+        if (await job.isActive()) {
+          running += 1;
+          continue;
+        }
+        await job.remove();
+        removed += 1;
+      }
+    }
+    return { removed, running };
   }
 
   async onModuleDestroy(): Promise<void> {

@@ -16,8 +16,13 @@ export class ExtractProcessor extends WorkerHost {
   async process(job: Job): Promise<ExtractOutcome> {
     const item = { name: job.name, data: job.data } as JobOfQueue<typeof EXTRACT.queue>;
     switch (item.name) {
-      case JobName.ExtractExchange:
-        return inJobScope(job, item.data.pool, () => extractExchange(this.memory, item.data, jobContext(job)));
+      case JobName.ExtractExchange: {
+        const outcome = await inJobScope(job, item.data.pool, () => extractExchange(this.memory, item.data, jobContext(job)));
+        // The exchange is needed only until it is extracted: a finished job kept for a day must not
+        // hold the conversation's text (a purge could miss what extraction reworded).
+        await job.updateData({ ...item.data, suggestions: [], exchange: { user: '', assistant: '' } }).catch(() => undefined);
+        return outcome;
+      }
       default:
         return unknownJob(item.name, EXTRACT.queue);
     }
