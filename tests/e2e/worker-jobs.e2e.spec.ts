@@ -101,11 +101,12 @@ describe('worker jobs against the real memory service', () => {
     expect(active.map((entry) => entry.content).sort()).toEqual(['The staging database is read-only', 'The user prefers tabs over spaces']);
     expect((await stack.client.call(MemoryPattern.Get, { pool, id: known.id })).referenceCount).toBe(1);
 
-    // The same job delivered again: no copy, no second refresh.
+    // A finished job no longer holds the conversation; run again, it stores and refreshes nothing.
     const before = await stack.events(pool);
     await job.retry('completed');
-    expect(await stack.finished(job)).toEqual({ stored: [], refreshed: [], unchanged: 2 });
+    expect(await stack.finished(job)).toMatchObject({ stored: [], refreshed: [] });
     expect(await stack.events(pool)).toEqual(before);
+    expect(JSON.stringify((await stack.queue(QueueName.Extract).getJob(job.id!))?.data)).not.toMatch(/staging|tabs|editor/i);
   });
 
   it('consolidates near-duplicates deterministically once a pool passes the threshold, losing nothing', async () => {
