@@ -46,10 +46,9 @@ function checkpoint() {
 }
 parentPort.on('message', (message) => {
   if (message === 'stop') {
-    if (timer) {
-      clearTimeout(timer);
-      checkpoint();
-    }
+    // Always a last one: an earlier PASSIVE checkpoint that ran beside a commit may have copied only part of the WAL.
+    if (timer) clearTimeout(timer);
+    checkpoint();
     db.close();
     parentPort.close();
   } else {
