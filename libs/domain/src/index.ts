@@ -7,3 +7,4 @@ export * from './decay.js';
 export * from './evolve.js';
 export * from './tier1.js';
 export * from './confidence-history.js';
+export * from './same-fact.js';
