@@ -1,4 +1,5 @@
 import js from '@eslint/js';
+import prettier from 'eslint-config-prettier/flat';
 import nx from '@nx/eslint-plugin';
 import tseslint from 'typescript-eslint';
 
@@ -89,4 +90,6 @@ export default tseslint.config(
       ),
     },
   },
+  // Layout is Prettier's (.prettierrc.json): no lint rule may disagree with it.
+  prettier,
 );

@@ -1,6 +1,4 @@
 /** Injection tokens: the composition root (main.ts) builds plain objects, Nest only hands them to controllers. */
-export const CONFIG = Symbol('CONFIG');
-export const LOGGER = Symbol('LOGGER');
 export const TURN_SERVICE = Symbol('TURN_SERVICE');
 export const ACCESS_SERVICE = Symbol('ACCESS_SERVICE');
 export const MEMORY_REST_SERVICE = Symbol('MEMORY_REST_SERVICE');

@@ -3,7 +3,7 @@ import { z } from 'zod';
 const port = z.coerce.number().int().min(0).max(65_535);
 const positiveInt = z.coerce.number().int().positive();
 
-/** The one schema of Engram's environment (DESIGN.md, "Configuration"). No other file reads process.env. */
+/** The one schema of Engram's environment (DESIGN.md, "Configuration"). Each entry point hands process.env to loadConfig; nothing else interprets it. */
 const EnvSchema = z.object({
   ENGRAM_DATA_DIR: z.string().min(1).default('./data'),
   REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),

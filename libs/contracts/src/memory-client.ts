@@ -4,9 +4,6 @@ import { INTERNAL_TOKEN_METADATA_KEY, type InternalTokenSource } from './interna
 import { MemoryError } from './memory-error.js';
 import type { MemoryContract } from './memory-messages.js';
 
-/** Injection token of the Nest TCP ClientProxy connected to the memory service. */
-export const MEMORY_CLIENT_PROXY = 'MEMORY_CLIENT_PROXY';
-
 /**
  * The only way other processes reach memory: a typed call per pattern, with a deadline.
  * Service errors arrive as MemoryError with the service's code; silence past the deadline,

@@ -45,10 +45,6 @@ export class ClientView {
     return this.clientCallIds.has(id);
   }
 
-  clientCallCount(): number {
-    return this.clientCallIds.size;
-  }
-
   isHidden(name: string): boolean {
     return this.isMemoryTool(name);
   }

@@ -29,7 +29,3 @@ export function internalError(): EngramHttpError {
 export function upstreamError(status: 502 | 504, message: string): EngramHttpError {
   return new EngramHttpError(status, message, 'upstream_error', status === 504 ? 'upstream_timeout' : 'upstream_unavailable');
 }
-
-export function errorJson(status: number, message: string, type: string, code: string): string {
-  return JSON.stringify({ error: { message, type, code } });
-}

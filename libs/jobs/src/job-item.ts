@@ -41,8 +41,6 @@ export type JobItem =
   | { readonly name: typeof JobName.ExtractExchange; readonly data: ExtractExchangeData }
   | { readonly name: typeof JobName.EmbedPool; readonly data: EmbedPoolData };
 
-export type JobDataOf<N extends JobName> = Extract<JobItem, { name: N }>['data'];
-
 /** Which queue each job runs on. */
 export const queueOfJob = {
   [JobName.CategorizeEntry]: QueueName.Categorize,
@@ -59,7 +57,3 @@ export type JobNameOfQueue<Q extends QueueName> = {
 
 /** The jobs that run on queue Q. */
 export type JobOfQueue<Q extends QueueName> = Extract<JobItem, { name: JobNameOfQueue<Q> }>;
-
-export function jobNamesOf(queue: QueueName): JobName[] {
-  return (Object.values(JobName) as JobName[]).filter((name) => queueOfJob[name] === queue);
-}

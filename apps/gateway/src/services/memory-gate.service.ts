@@ -28,10 +28,6 @@ export class MemoryGate {
     private readonly options: MemoryGateOptions,
   ) {}
 
-  get available(): boolean {
-    return !this.down;
-  }
-
   start(): void {
     this.probe = setInterval(() => {
       this.options.ping().then(
