@@ -6,27 +6,12 @@ import {
   type StoreRequest,
 } from '@engram/contracts';
 import type { Category, MemoryEntry, MemoryEvent, NewEvent } from '@engram/domain';
+import { memoryEntry } from '@engram/testing';
 import type { MaintenancePattern, MemoryPort } from './ports.js';
 
-/** An entry as the memory service would hold it, with the given fields. */
+/** An entry as the memory service would hold it, with the given fields (pool `team`). */
 export function entry(fields: Partial<MemoryEntry> & Pick<MemoryEntry, 'id'>): MemoryEntry {
-  return {
-    pool: 'team',
-    type: 'MEMORY',
-    category: null,
-    content: `fact ${fields.id}`,
-    confidence: 1,
-    createdAt: '2026-11-01T00:00:00.000Z',
-    updatedAt: '2026-11-01T00:00:00.000Z',
-    lastReferenced: null,
-    referenceCount: 0,
-    isConfirmed: false,
-    isArchived: false,
-    source: 'llm',
-    supersededBy: null,
-    supersedes: [],
-    ...fields,
-  };
+  return memoryEntry(fields.id, { pool: 'team', createdAt: '2026-11-01T00:00:00.000Z', updatedAt: '2026-11-01T00:00:00.000Z', ...fields });
 }
 
 type EventDraft = Pick<NewEvent, 'type' | 'pool' | 'actor' | 'causationId'> & { data: unknown };

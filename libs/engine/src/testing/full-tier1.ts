@@ -1,4 +1,5 @@
 import { buildTier1, type MemoryEntry } from '@engram/domain';
+import { memoryEntry } from '@engram/testing';
 
 const FACTS = [
   'Prefers TypeScript over Python for tooling',
@@ -14,22 +15,9 @@ const IDS = ['k3j9x0a2mq', 'p0z8c7v6b5', 'a1s2d3f4g5', 'q9w8e7r6t5', 'm4n3b2v1c0
 
 /** A Tier 1 block filled to `maxChars` with short preference lines: the costliest realistic block for the token budget. */
 export function fullTier1Block(maxChars: number): string {
-  const entries: MemoryEntry[] = FACTS.map((content, index) => ({
-    id: IDS[index] ?? `id${index}`,
-    pool: 'default',
-    type: 'USER',
-    category: 'preference',
-    content,
-    confidence: 1,
-    createdAt: '2026-03-10T08:00:00.000Z',
-    updatedAt: '2026-03-10T08:00:00.000Z',
-    lastReferenced: null,
-    referenceCount: 0,
-    isConfirmed: false,
-    isArchived: false,
-    source: 'llm',
-    supersededBy: null,
-    supersedes: [],
-  }));
+  const at = '2026-03-10T08:00:00.000Z';
+  const entries: MemoryEntry[] = FACTS.map((content, index) =>
+    memoryEntry(IDS[index] ?? `id${index}`, { pool: 'default', type: 'USER', category: 'preference', content, createdAt: at, updatedAt: at }),
+  );
   return buildTier1(entries, { now: new Date('2026-03-10T15:00:00.000Z'), maxChars }).block;
 }
