@@ -92,7 +92,7 @@ describe('MCP server', () => {
       const second = await open();
       const found = await call(second, 'memory_search', { query: 'Raspberry Pi' });
       expect(found.isError).toBe(false);
-      expect(found.text).toMatch(new RegExp(`^Found 1:\\n\\[id:${id}\\] The ${pool} build runs on a Raspberry Pi 5 \\(environment, confidence \\d\\.\\d\\)$`));
+      expect(found.text).toMatch(new RegExp(`^Found 1:\\n\\[id:${id}\\] The ${pool} build runs on a Raspberry Pi 5 \\(environment, today, conf \\d\\.\\d\\)$`));
       const listed = await call(second, 'memory_list', { category: 'environment' });
       expect(listed.text).toContain(`[id:${id}] The ${pool} build runs on a Raspberry Pi 5`);
 

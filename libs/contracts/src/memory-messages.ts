@@ -22,7 +22,15 @@ export interface StoreRequest extends WriteMeta {
   readonly category?: Category | null;
   readonly source?: MemorySource;
   readonly confidence?: number;
+  /**
+   * When an active entry of the pool already says this (see existingFact), record a reference to it
+   * and answer with it (`existing: true`) instead of storing a second copy. The model's writes do; a
+   * person's REST POST only with `?dedupe=true`.
+   */
+  readonly dedupe?: boolean;
 }
+/** The stored entry, or with `existing` the entry that already said it (nothing new was stored). */
+export type StoreResponse = MemoryEntry & { readonly existing?: true };
 export interface SearchRequest {
   readonly pool: string;
   readonly query: string;
@@ -201,7 +209,7 @@ export interface StoreVectorsRequest {
 
 /** Request and response type of every pattern, so that a client call is checked end to end. */
 export interface MemoryContract {
-  [MemoryPattern.Store]: [StoreRequest, MemoryEntry];
+  [MemoryPattern.Store]: [StoreRequest, StoreResponse];
   [MemoryPattern.Search]: [SearchRequest, SearchHit[]];
   [MemoryPattern.List]: [ListRequest, MemoryEntry[]];
   [MemoryPattern.Page]: [PageRequest, PageResponse];

@@ -30,3 +30,67 @@ describe('MemoryToolExecutor store_memory', () => {
     expect(new Set([keys[0], keys[2], keys[3]]).size).toBe(3);
   });
 });
+
+describe('MemoryToolExecutor store_memory of a known fact', () => {
+  it('asks the store to dedupe and says the fact was already known, citing the existing entry', async () => {
+    const stores: Record<string, unknown>[] = [];
+    const memory = {
+      call: (_pattern: string, request: Record<string, unknown>) => {
+        stores.push(request);
+        return Promise.resolve({ id: 'old1', content: 'Uses zsh', category: 'environment', existing: true });
+      },
+    } as unknown as MemoryPort;
+    const result = await new MemoryToolExecutor(memory).run({ id: 'c1', name: 'store_memory', arguments: JSON.stringify({ content: 'uses ZSH.' }) }, { pool: 'p', requestId: 'r' });
+    expect(stores[0]).toMatchObject({ dedupe: true, content: 'uses ZSH.' });
+    expect(result).toMatchObject({ content: 'Already known [id:old1] Uses zsh', isError: false });
+  });
+});
+
+describe('MemoryToolExecutor memory_search', () => {
+  const now = new Date('2026-05-10T12:00:00.000Z');
+  const hit = (id: string, content: string, category: string | null, createdAt: string, effectiveConfidence: number) => ({
+    entry: { id, content, category, createdAt },
+    score: 1,
+    effectiveConfidence,
+  });
+  function searching(hits: ReturnType<typeof hit>[]) {
+    const searches: Record<string, unknown>[] = [];
+    const memory = {
+      call: (_pattern: string, request: Record<string, unknown>) => {
+        searches.push(request);
+        return Promise.resolve(hits);
+      },
+    } as unknown as MemoryPort;
+    const tools = new MemoryToolExecutor(memory, () => undefined, () => now);
+    const search = async (args: object, tier1Ids?: string[]) =>
+      (await tools.run({ id: 's', name: 'memory_search', arguments: JSON.stringify(args) }, { pool: 'p', requestId: 'r', ...(tier1Ids ? { tier1Ids } : {}) })).content;
+    return { search, searches };
+  }
+
+  it('answers one short line per hit, best first, with category, age and effective confidence', async () => {
+    const { search } = searching([
+      hit('a1', 'Deploys go out on Fridays', 'project', '2026-05-07T09:00:00.000Z', 0.83),
+      hit('b2', 'Staging runs Debian 12', null, '2026-05-10T08:00:00.000Z', 1),
+      hit('c3', 'The CI runs on a Raspberry Pi', 'environment', '2026-02-01T00:00:00.000Z', 0.51),
+    ]);
+    expect(await search({ query: 'deploys' })).toBe(
+      'Found 3:\n[id:a1] Deploys go out on Fridays (project, 3d ago, conf 0.8)\n[id:b2] Staging runs Debian 12 (today, conf 1.0)\n[id:c3] The CI runs on a Raspberry Pi (environment, 3mo ago, conf 0.5)',
+    );
+  });
+
+  it('leaves out entries of the Tier 1 block the model was given, asking for enough hits to still fill the limit', async () => {
+    const { search, searches } = searching([
+      hit('t1', 'Prefers tabs', 'preference', '2026-05-01T00:00:00.000Z', 1),
+      hit('a1', 'Deploys go out on Fridays', 'project', '2026-05-07T09:00:00.000Z', 0.8),
+    ]);
+    expect(await search({ query: 'tabs deploys', limit: 1 }, ['t1', 't2'])).toBe('Found 1 (1 more already in your memory block):\n[id:a1] Deploys go out on Fridays (project, 3d ago, conf 0.8)');
+    expect(searches[0]).toMatchObject({ query: 'tabs deploys', limit: 3, recordReference: true });
+  });
+
+  it('says briefly when every hit is already in the Tier 1 block, and when nothing matches', async () => {
+    expect(await searching([hit('t1', 'Prefers tabs', 'preference', '2026-05-01T00:00:00.000Z', 1)]).search({ query: 'tabs' }, ['t1'])).toBe(
+      'Only memories already in your memory block match "tabs".',
+    );
+    expect(await searching([]).search({ query: 'tabs' }, ['t1'])).toBe('No memories match "tabs".');
+  });
+});

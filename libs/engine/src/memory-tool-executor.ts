@@ -1,9 +1,13 @@
 import { createHash } from 'node:crypto';
-import { MemoryError, MemoryPattern, type SearchHit } from '@engram/contracts';
+import { MemoryError, MemoryPattern } from '@engram/contracts';
 import { CATEGORIES, CONTENT_MAX_CHARS, MEMORY_TYPES, type Actor, type MemoryEntry } from '@engram/domain';
 import { z } from 'zod';
 import type { MemoryPort } from './ports.js';
+import { searchResultText } from './search-result-lines.js';
 import type { ToolCall, ToolResult, TurnContext } from './turn.js';
+
+/** The memory service answers at most 100 hits; a search for the model needs far fewer. */
+const SEARCH_MAX_HITS = 50;
 
 const id = z.string().trim().min(1).transform((value) => value.replace(/^\[?id:/, '').replace(/\]$/, ''));
 const category = z.enum(CATEGORIES);
@@ -37,6 +41,7 @@ export class MemoryToolExecutor {
     private readonly memory: MemoryPort,
     /** Told after a successful write, so the pool's cached Tier 1 is dropped at once. */
     private readonly onWrite: (pool: string) => void = () => undefined,
+    private readonly clock: () => Date = () => new Date(),
   ) {}
 
   async run(call: ToolCall, context: TurnContext, actor: ToolActor = 'llm'): Promise<ToolResult> {
@@ -66,7 +71,7 @@ export class MemoryToolExecutor {
     }
   }
 
-  private async execute(name: ToolName, args: ArgsOf<ToolName>, { pool, requestId }: TurnContext, callId: string, actor: ToolActor): Promise<string> {
+  private async execute(name: ToolName, args: ArgsOf<ToolName>, { pool, requestId, tier1Ids = [] }: TurnContext, callId: string, actor: ToolActor): Promise<string> {
     const meta = { actor, requestId, causationId: requestId };
     switch (name) {
       case 'store_memory': {
@@ -80,15 +85,21 @@ export class MemoryToolExecutor {
           ...(a.type ? { type: a.type } : {}),
           ...(a.category !== undefined ? { category: a.category } : {}),
           source: 'llm',
+          // The model often stores what the pool already says: it gets the entry back instead of a copy.
+          dedupe: true,
           ...meta,
         });
         this.onWrite(pool);
-        return `Stored ${cite(entry)}`;
+        return entry.existing ? `Already known ${cite(entry)}` : `Stored ${cite(entry)}`;
       }
       case 'memory_search': {
         const a = args as ArgsOf<'memory_search'>;
-        const hits = await this.memory.call(MemoryPattern.Search, { pool, query: a.query, limit: a.limit ?? 5, recordReference: true, actor, requestId });
-        return hits.length === 0 ? `No memories match "${a.query}".` : `Found ${hits.length}:\n${hits.map(citeHit).join('\n')}`;
+        const limit = a.limit ?? 5;
+        const inTier1 = new Set(tier1Ids);
+        // Room for the Tier 1 entries that will be left out, so that `limit` new ones can still come back.
+        const wanted = Math.min(limit + inTier1.size, SEARCH_MAX_HITS);
+        const hits = await this.memory.call(MemoryPattern.Search, { pool, query: a.query, limit: wanted, recordReference: true, actor, requestId });
+        return searchResultText(a.query, hits, inTier1, limit, this.clock());
       }
       case 'memory_list': {
         const a = args as ArgsOf<'memory_list'>;
@@ -136,12 +147,6 @@ export class MemoryToolExecutor {
 
 function cite(entry: MemoryEntry): string {
   return `[id:${entry.id}] ${entry.content}`;
-}
-
-function citeHit(hit: SearchHit): string {
-  const { entry } = hit;
-  const label = entry.category ? `${entry.category}, ` : '';
-  return `${cite(entry)} (${label}confidence ${hit.effectiveConfidence.toFixed(1)})`;
 }
 
 function describeFailure(error: unknown): string {

@@ -75,4 +75,6 @@ export function isMemoryToolName(name: string): name is MemoryToolName {
 export interface TurnContext {
   readonly pool: string;
   readonly requestId: string;
+  /** The entries of the Tier 1 block given to the model in this request: memory_search does not repeat them. */
+  readonly tier1Ids?: readonly string[];
 }

@@ -19,6 +19,7 @@ import {
   type SearchRequest,
   type StatsResponse,
   type StoreRequest,
+  type StoreResponse,
   type Tier1Response,
   type UpdateRequest,
 } from '@engram/contracts';
@@ -69,6 +70,7 @@ import {
   validSource,
   validType,
 } from './validation.js';
+import { sameFactInPool } from './same-fact-in-pool.js';
 import type { VectorService } from './vector-service.js';
 import type { WalCheckpointer } from './wal-checkpointer.js';
 
@@ -86,6 +88,7 @@ export interface MemoryServiceDeps {
     | 'page'
     | 'activeEntries'
     | 'search'
+    | 'lexicalSearch'
     | 'idsOfPool'
     | 'byConfidence'
     | 'tier1Candidates'
@@ -160,7 +163,7 @@ export class MemoryService {
 
   // ---- writes ----
 
-  async store(request: StoreRequest): Promise<MemoryEntry> {
+  async store(request: StoreRequest): Promise<StoreResponse> {
     const context = this.writeContext(request);
     const content = validContent(request.content);
     const category = request.category === undefined ? null : validCategory(request.category);
@@ -178,6 +181,14 @@ export class MemoryService {
       if (existing) {
         if (existing.pool !== context.pool) throw new MemoryError('conflict', `id ${chosen} is taken by another pool`);
         return this.settled(chosen);
+      }
+    }
+    if (request.dedupe === true) {
+      const existing = sameFactInPool(this.deps.projection, context.pool, content);
+      if (existing) {
+        // Said again: a reference (it restarts decay), not a copy; a confirmed entry stays confirmed.
+        await this.commit([this.event(context, 'memory.referenced', { ids: [existing.id] })]);
+        return { ...this.acknowledged(context.pool, existing.id), existing: true };
       }
     }
     const id = chosen ?? this.freshId();

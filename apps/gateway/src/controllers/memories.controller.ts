@@ -20,8 +20,8 @@ export class MemoriesController {
 
   @Post('memories')
   @HttpCode(201)
-  create(@Param('pool') pool: string, @Body() body: unknown, @Req() request: FastifyRequest): Promise<unknown> {
-    return this.memories.create(this.pool(request, pool), json(body), request.id, request.headers['idempotency-key']);
+  create(@Param('pool') pool: string, @Body() body: unknown, @Query() query: unknown, @Req() request: FastifyRequest): Promise<unknown> {
+    return this.memories.create(this.pool(request, pool), json(body), query, request.id, request.headers['idempotency-key']);
   }
 
   @Get('memories/:id')

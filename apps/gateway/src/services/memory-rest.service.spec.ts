@@ -37,7 +37,7 @@ describe('MemoryRestService', () => {
   it('stores what a person writes as actor and source user, and drops the pool’s cached Tier 1', async () => {
     const { rest, memory, cache } = newRestService();
     await cache.get('team', 'r0');
-    await rest.create('team', { content: '  uses pnpm  ', category: 'preference' }, 'r1');
+    await rest.create('team', { content: '  uses pnpm  ', category: 'preference' }, {}, 'r1');
     expect(memory.calls[1]).toEqual([
       MemoryPattern.Store,
       { pool: 'team', content: 'uses pnpm', category: 'preference', source: 'user', actor: 'user', requestId: 'r1', causationId: 'r1' },
@@ -46,9 +46,17 @@ describe('MemoryRestService', () => {
     expect(memory.patterns()).toEqual([MemoryPattern.Tier1, MemoryPattern.Store, MemoryPattern.Tier1]);
   });
 
+  it('asks memory not to store a second copy only when the person asks with ?dedupe=true', async () => {
+    const { rest, memory } = newRestService();
+    await rest.create('team', { content: 'uses pnpm' }, { dedupe: 'true' }, 'r1');
+    await rest.create('team', { content: 'uses pnpm' }, { dedupe: 'false' }, 'r2');
+    expect(memory.calls.map(([, request]) => (request as { dedupe?: boolean }).dedupe)).toEqual([true, undefined]);
+    await expect(rest.create('team', { content: 'uses pnpm' }, { dedupe: 'yes' }, 'r3')).rejects.toMatchObject({ status: 400, message: expect.stringContaining('dedupe') });
+  });
+
   it('refuses a body it does not know with a 400 naming the field, before memory is asked', async () => {
     const { rest, memory } = newRestService();
-    await expect(rest.create('team', { content: '' }, 'r1')).rejects.toMatchObject({ status: 400, code: 'invalid_request', message: expect.stringContaining('content') });
+    await expect(rest.create('team', { content: '' }, {}, 'r1')).rejects.toMatchObject({ status: 400, code: 'invalid_request', message: expect.stringContaining('content') });
     await expect(rest.update('team', 'm1', { content: 'x', colour: 'red' }, 'r1')).rejects.toMatchObject({ status: 400 });
     await expect(rest.list('team', { limit: '0' }, 'r1')).rejects.toMatchObject({ status: 400, message: expect.stringContaining('limit') });
     expect(memory.calls).toEqual([]);

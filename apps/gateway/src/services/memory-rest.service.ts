@@ -36,6 +36,7 @@ const EventsQuery = z.object({
   memoryId: z.string().min(1).max(64).optional(),
 });
 const Tier1Query = z.object({ explain: flag.optional() });
+const CreateQuery = z.object({ dedupe: flag.optional() });
 /** A search answers its best matches, not a listing to page through. */
 const SEARCH_MAX_LIMIT = 100;
 
@@ -122,9 +123,14 @@ export class MemoryRestService {
     return this.call(MemoryPattern.Get, { pool, id });
   }
 
-  /** With an `Idempotency-Key`, a retry returns the entry the first attempt stored (even one that timed out). */
-  async create(pool: string, body: unknown, requestId: string, idempotencyKey?: string | string[]): Promise<unknown> {
+  /**
+   * With an `Idempotency-Key`, a retry returns the entry the first attempt stored (even one that timed out).
+   * With `?dedupe=true`, an active entry that already says it is answered (`existing: true`) instead of a
+   * second copy; without, what a person sent is stored as sent.
+   */
+  async create(pool: string, body: unknown, query: unknown, requestId: string, idempotencyKey?: string | string[]): Promise<unknown> {
     const b = parse(CreateBody, body);
+    const { dedupe } = parse(CreateQuery, query);
     const key = idempotencyKey === undefined ? undefined : parse(IdempotencyKey, idempotencyKey);
     const entry = await this.call(MemoryPattern.Store, {
       pool,
@@ -132,6 +138,7 @@ export class MemoryRestService {
       content: b.content,
       ...(b.type ? { type: b.type } : {}),
       ...(b.category !== undefined ? { category: b.category } : {}),
+      ...(dedupe ? { dedupe } : {}),
       source: 'user',
       actor: 'user',
       requestId,

@@ -114,7 +114,7 @@ export class TurnService {
       tools: this.deps.maxIterations > 0 ? MEMORY_TOOLS : [],
     });
     if (tier1.block !== '') this.deps.metrics.tier1Injected(tier1.block.length);
-    await runTurn(surface.adapter, withMemory, context, {
+    await runTurn(surface.adapter, withMemory, { ...context, tier1Ids: tier1.ids }, {
       upstream,
       tools: this.deps.tools,
       extraction: this.deps.extraction,

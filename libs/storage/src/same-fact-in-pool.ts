@@ -1,0 +1,20 @@
+import { existingFact, type MemoryEntry } from '@engram/domain';
+import type { Projection } from './projection.js';
+import { searchTerms } from './search-query.js';
+
+/** How many of the pool's lexically closest active entries are compared: a copy ranks near the top. */
+const CANDIDATES = 20;
+
+/**
+ * The active entry of the pool that already says `content` (see existingFact), or null. The whole
+ * pool is searched, not a recent window: a fact stated again long after it was stored must still
+ * find its entry.
+ */
+export function sameFactInPool(projection: Pick<Projection, 'lexicalSearch' | 'get'>, pool: string, content: string): MemoryEntry | null {
+  const hits = projection.lexicalSearch({ pool, terms: searchTerms(content) }, CANDIDATES);
+  const candidates = hits.flatMap((hit) => {
+    const entry = projection.get(hit.id);
+    return entry && entry.pool === pool && !entry.isArchived ? [entry] : [];
+  });
+  return existingFact(content, candidates);
+}
