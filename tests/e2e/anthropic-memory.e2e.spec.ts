@@ -30,6 +30,10 @@ function claude(request: RecordedRequest): AnthropicReply {
   if (said.startsWith('STORE ')) {
     return result ? anthropicMessage('Noted.') : anthropicMessage(anthropicToolUse('store_memory', { content: said.slice(6), type: 'USER', category: 'preference' }));
   }
+  // NOTE stores a decision, which never reaches Tier 1, so that a later search lists it (Tier 1 entries are left out).
+  if (said.startsWith('NOTE ')) {
+    return result ? anthropicMessage('Noted.') : anthropicMessage(anthropicToolUse('store_memory', { content: said.slice(5), type: 'MEMORY', category: 'decision' }));
+  }
   if (said.startsWith('RECALL ')) {
     return result ? anthropicMessage(`Memory says: ${resultText}`) : anthropicMessage('Let me check.', anthropicToolUse('memory_search', { query: said.slice(7) }));
   }
@@ -119,7 +123,8 @@ describe('Claude Code through Engram: Anthropic Messages with memory', () => {
     const before = stack.anthropic.messageRequests.length;
     const recalled = await client.messages.create(ask('RECALL tabs'));
     const text = recalled.content.map((block) => (block.type === 'text' ? block.text : `[${block.type}]`)).join('|');
-    expect(text).toMatch(/^Let me check\.\|Memory says: .*\[id:[^\]]+\] Prefers tabs over spaces/s);
+    // Already in the Tier 1 block the model was given: the search does not repeat it.
+    expect(text).toBe('Let me check.|Memory says: Only memories already in your memory block match "tabs".');
     expect(recalled.content.every((block) => block.type === 'text')).toBe(true);
 
     const [first] = requestsSince(before);
@@ -130,7 +135,7 @@ describe('Claude Code through Engram: Anthropic Messages with memory', () => {
 
   it('streams one well-formed message across a hidden tool loop', async () => {
     const client = claudeCode('claude-stream');
-    await client.messages.create(ask('STORE Uses fish shell'));
+    await client.messages.create(ask('NOTE Uses fish shell'));
     const events: RawMessageStreamEvent[] = [];
     const stream = client.messages.stream(ask('RECALL shell'));
     stream.on('streamEvent', (event) => events.push(event));

@@ -43,10 +43,12 @@ function model(request: RecordedRequest, _index: number): ChatReply {
   if (last?.role === 'tool') {
     const result = contentText(last.content);
     if (user.startsWith('LOOP') && !result.includes(LIMIT)) return callTools({ name: 'memory_search', arguments: { query: `attempt ${messages.length}` } });
-    if (user.startsWith('STORE')) return say('Noted.');
+    if (user.startsWith('STORE') || user.startsWith('NOTE')) return say('Noted.');
     return say(`Memory says: ${result}`);
   }
   if (user.startsWith('STORE ')) return callTools({ name: 'store_memory', arguments: { content: user.slice(6), type: 'USER', category: 'preference' } });
+  // A decision never reaches Tier 1, so that a later search lists it (Tier 1 entries are left out).
+  if (user.startsWith('NOTE ')) return callTools({ name: 'store_memory', arguments: { content: user.slice(5), type: 'MEMORY', category: 'decision' } });
   if (user.startsWith('RECALL ')) {
     return { kind: 'answer', text: 'Let me check. ', toolCalls: [{ name: 'memory_search', arguments: { query: user.slice(7) } }] };
   }
@@ -78,7 +80,7 @@ describe('gateway with memory (real memory service, scripted upstream, openai SD
   it('stores in one conversation and recalls in the next, streamed, without the client seeing a memory tool', async () => {
     const stored = await client.chat.completions.create({
       model: 'gpt-test',
-      messages: [{ role: 'user', content: 'STORE The user drinks oolong tea every morning' }],
+      messages: [{ role: 'user', content: 'NOTE The user drinks oolong tea every morning' }],
     });
     expect(stored.choices[0]?.message.content).toBe('Noted.');
     expect(stored.choices[0]?.message.tool_calls).toBeUndefined();

@@ -28,6 +28,10 @@ function model(_request: RecordedRequest, conversation: readonly ResponsesItemJs
   if (said.startsWith('STORE ')) {
     return output !== undefined ? responsesOutput('Noted.') : responsesOutput(responsesCall('store_memory', { content: said.slice(6), type: 'USER', category: 'preference' }));
   }
+  // NOTE stores a decision, which never reaches Tier 1, so that a later search lists it (Tier 1 entries are left out).
+  if (said.startsWith('NOTE ')) {
+    return output !== undefined ? responsesOutput('Noted.') : responsesOutput(responsesCall('store_memory', { content: said.slice(5), type: 'MEMORY', category: 'decision' }));
+  }
   if (said.startsWith('RECALL ')) {
     return output !== undefined ? responsesOutput(`Memory says: ${output}`) : responsesOutput('Let me check.', responsesCall('memory_search', { query: said.slice(7) }));
   }
@@ -91,7 +95,8 @@ describe('Codex CLI through Engram: OpenAI Responses with memory', () => {
 
     const before = stack.responses.responseRequests.length;
     const recalled = await client.responses.create({ model: MODEL, input: 'RECALL tabs', instructions: 'You are Codex.' });
-    expect(recalled.output_text).toMatch(/^Let me check\.Memory says: .*\[id:[^\]]+\] Prefers tabs over spaces/s);
+    // Already in the Tier 1 block the model was given: the search does not repeat it.
+    expect(recalled.output_text).toBe('Let me check.Memory says: Only memories already in your memory block match "tabs".');
     expect(recalled.output.map((item) => item.type)).toEqual(['message', 'message']);
     const first = stack.responses.responseRequests[before];
     expect(first?.body['instructions']).toMatch(/^You are Codex\.\n\n.*Prefers tabs over spaces/s);
@@ -99,7 +104,7 @@ describe('Codex CLI through Engram: OpenAI Responses with memory', () => {
 
   it('streams with a monotonic sequence_number and consistent output_index across the hidden loop', async () => {
     const client = codex('codex-stream');
-    await client.responses.create({ model: MODEL, input: 'STORE Uses fish shell' });
+    await client.responses.create({ model: MODEL, input: 'NOTE Uses fish shell' });
     const events: ResponseStreamEvent[] = [];
     const stream = client.responses.stream({ model: MODEL, input: 'RECALL shell' });
     for await (const event of stream) events.push(event);
