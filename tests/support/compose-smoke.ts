@@ -122,6 +122,12 @@ function recoverCorruptedDatabase(): void {
   assertRemembered();
 }
 
+/** A memory search through the gateway carrying `id` as its x-request-id (gateway and memory both log it). */
+async function requestWithId(id: string): Promise<void> {
+  const response = await fetch(`http://127.0.0.1:${gatewayPort}/engram/pools/default/memories?q=docker`, { headers: { 'x-request-id': id } });
+  assert.equal(response.status, 200, `a search with request id ${id}`);
+}
+
 let failed = false;
 try {
   step('building the image and bringing the stack up');
@@ -147,6 +153,9 @@ try {
   assert.equal(((await (await fetch(`http://127.0.0.1:${gatewayPort}/readyz`)).json()) as { auth?: string }).auth, 'open');
   step('running the README\'s docker compose and ops/ lines');
   for (const command of readmeCommands().filter((line) => line.startsWith('docker compose ') || line.startsWith('ops/'))) {
+    // `docker compose up -d` and ops/restore.sh recreate the containers, and their logs go with them: the
+    // README's log search then looks for a request made since, as a person follows a fresh request's id.
+    if (command.includes('<id>')) await requestWithId(STORE_REQUEST_ID);
     readmeLine(command.replace(/^ops\//, `${repoRoot}ops/`));
   }
   compose('up', '-d', '--wait', '--wait-timeout', '180');
