@@ -122,10 +122,22 @@ function recoverCorruptedDatabase(): void {
   assertRemembered();
 }
 
-/** A memory search through the gateway carrying `id` as its x-request-id (gateway and memory both log it). */
+/**
+ * A memory search through the gateway carrying `id` as its x-request-id (gateway and memory both log it),
+ * once the recreated gateway answers: the README's lines start containers without waiting for them.
+ */
 async function requestWithId(id: string): Promise<void> {
-  const response = await fetch(`http://127.0.0.1:${gatewayPort}/engram/pools/default/memories?q=docker`, { headers: { 'x-request-id': id } });
-  assert.equal(response.status, 200, `a search with request id ${id}`);
+  const deadline = Date.now() + 180_000;
+  for (;;) {
+    try {
+      const response = await fetch(`http://127.0.0.1:${gatewayPort}/engram/pools/default/memories?q=docker`, { headers: { 'x-request-id': id } });
+      if (response.status === 200) return;
+      if (Date.now() > deadline) assert.fail(`a search with request id ${id} answered ${response.status}`);
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
 }
 
 let failed = false;
