@@ -19,7 +19,12 @@ function restrictedImports() {
   const rule = (paths, patterns = []) => ({ '@typescript-eslint/no-restricted-imports': ['error', { paths, patterns }] });
   const specs = ['**/*.spec.ts', '**/testing/**', '**/*.fixture.ts', 'libs/testing/**', 'tests/**', 'bench/**'];
   // Where the Redis drivers are wired: the repositories, the BullMQ processors, the shared connection, a main.
-  const redisHomes = ['apps/*/src/repositories/**', 'apps/worker/src/processors/**', 'apps/*/src/main.ts', 'libs/observability/src/redis-connection.ts'];
+  const redisHomes = [
+    'apps/*/src/repositories/**',
+    'apps/worker/src/processors/**',
+    'apps/*/src/main.ts',
+    'libs/observability/src/redis-connection.ts',
+  ];
   return [
     { files: ['libs/*/src/**/*.ts', 'apps/*/src/**/*.ts'], ignores: specs, rules: rule([testingOnlyInSpecs, sqliteOnlyInStorage, ...redisDrivers]) },
     { files: ['libs/storage/src/**/*.ts'], ignores: specs, rules: rule([testingOnlyInSpecs, ...redisDrivers]) },
@@ -83,10 +88,7 @@ export default tseslint.config(
     files: ['**/*.mjs', '**/*.js'],
     languageOptions: {
       globals: Object.fromEntries(
-        ['process', 'console', 'URL', 'fetch', 'AbortSignal', 'setTimeout', 'clearTimeout', 'Buffer'].map((name) => [
-          name,
-          'readonly',
-        ]),
+        ['process', 'console', 'URL', 'fetch', 'AbortSignal', 'setTimeout', 'clearTimeout', 'Buffer'].map((name) => [name, 'readonly']),
       ),
     },
   },

@@ -25,7 +25,8 @@ const PAGE_LIMIT = 50;
 
 function bundleRows(): BenchRow[] {
   const files = readdirSync(ASSETS);
-  const gz = (ext: string) => files.filter((file) => file.endsWith(ext)).reduce((sum, file) => sum + gzipSync(readFileSync(join(ASSETS, file))).length, 0);
+  const gz = (ext: string) =>
+    files.filter((file) => file.endsWith(ext)).reduce((sum, file) => sum + gzipSync(readFileSync(join(ASSETS, file))).length, 0);
   const js = gz('.js') / 1024;
   const css = gz('.css') / 1024;
   const note = 'apps/console/dist/assets, gzip default level (what a compressing proxy sends; the gateway itself serves them uncompressed)';
@@ -80,15 +81,32 @@ export async function run(): Promise<BenchRow[]> {
       firstPage.push(performance.now() - started);
     }
     rows.push(
-      { suite: SUITE, metric: 'GET /engram/pools @10k (median of 30)', value: median(pools), unit: 'ms', note: 'counts, Tier 1 and its o200k token count per pool' },
-      { suite: SUITE, metric: 'GET memories?limit=100 @10k (median of 30)', value: median(firstPage), unit: 'ms', note: 'the first page the memories page asks for' },
+      {
+        suite: SUITE,
+        metric: 'GET /engram/pools @10k (median of 30)',
+        value: median(pools),
+        unit: 'ms',
+        note: 'counts, Tier 1 and its o200k token count per pool',
+      },
+      {
+        suite: SUITE,
+        metric: 'GET memories?limit=100 @10k (median of 30)',
+        value: median(firstPage),
+        unit: 'ms',
+        note: 'the first page the memories page asks for',
+      },
     );
 
     // Keyset pages: page 1 and page 200 of 50, alternated; the OFFSET listing at the same depth beside them.
     for (const sort of ['created', 'confidence'] as PageSort[]) {
       let cursor: string | null = null;
       for (let page = 1; page < 200; page++) {
-        const answer: { nextCursor: string | null } = await client.call(MemoryPattern.Page, { pool: 'bench', sort, limit: PAGE_LIMIT, ...(cursor ? { cursor } : {}) });
+        const answer: { nextCursor: string | null } = await client.call(MemoryPattern.Page, {
+          pool: 'bench',
+          sort,
+          limit: PAGE_LIMIT,
+          ...(cursor ? { cursor } : {}),
+        });
         cursor = answer.nextCursor;
       }
       const first: number[] = [];
@@ -113,7 +131,13 @@ export async function run(): Promise<BenchRow[]> {
         { suite: SUITE, metric: `page 200 by ${sort} @10k`, value: median(deep), unit: 'ms', note: pageNote },
       );
       if (offset.length > 0) {
-        rows.push({ suite: SUITE, metric: 'page 200 by OFFSET (memory.list) @10k', value: median(offset), unit: 'ms', note: 'the offset listing at the same depth, for comparison' });
+        rows.push({
+          suite: SUITE,
+          metric: 'page 200 by OFFSET (memory.list) @10k',
+          value: median(offset),
+          unit: 'ms',
+          note: 'the offset listing at the same depth, for comparison',
+        });
       }
     }
   } finally {

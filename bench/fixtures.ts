@@ -19,7 +19,7 @@ export function sentence(seed: number): string {
   const words: string[] = [];
   for (let i = 0; i < 12; i++) {
     x = (x * 1103515245 + 12345) >>> 0;
-    const skewed = Math.floor(((x / 2 ** 32) ** 2) * WORDS.length);
+    const skewed = Math.floor((x / 2 ** 32) ** 2 * WORDS.length);
     words.push(WORDS[skewed] ?? 'memory');
   }
   return `Entry ${seed}: ${words.join(' ')}`;
@@ -46,7 +46,14 @@ export async function writeLog(dataDir: string, count: number): Promise<void> {
               ...meta,
               type: 'memory.stored',
               id: `ev${i}`,
-              data: { id: `m${i}`, type: 'MEMORY', category: i % 3 === 0 ? 'project' : 'environment', content: sentence(i), confidence: 0.5 + (i % 50) / 100, source: 'llm' },
+              data: {
+                id: `m${i}`,
+                type: 'MEMORY',
+                category: i % 3 === 0 ? 'project' : 'environment',
+                content: sentence(i),
+                confidence: 0.5 + (i % 50) / 100,
+                source: 'llm',
+              },
             },
       );
     }

@@ -85,7 +85,12 @@ function thinkMsOf(requestBody: Record<string, unknown>): number {
 
 /** One chat completion request from a bench client. */
 function post(pool: Pool, requestBody: string): ReturnType<Pool['request']> {
-  return pool.request({ method: 'POST', path: '/v1/chat/completions', headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' }, body: requestBody });
+  return pool.request({
+    method: 'POST',
+    path: '/v1/chat/completions',
+    headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' },
+    body: requestBody,
+  });
 }
 
 /** Sends `count` requests with `concurrency` in flight; returns each one's latency in ms (to full body) less its think time. */
@@ -196,7 +201,13 @@ export async function run(): Promise<BenchRow[]> {
     return pid === undefined ? { pool } : { pool, pid };
   };
   /** Direct, via the gateway, via the bare proxy: the three targets, then their alternating batches. */
-  const scenario = async (upstream: ScriptedOpenAiUpstream, via: RunningGateway, tier1Chars: number, payload: Payload, batch: number): Promise<{ targets: Target[]; runs: [TargetRun, TargetRun, TargetRun] }> => {
+  const scenario = async (
+    upstream: ScriptedOpenAiUpstream,
+    via: RunningGateway,
+    tier1Chars: number,
+    payload: Payload,
+    batch: number,
+  ): Promise<{ targets: Target[]; runs: [TargetRun, TargetRun, TargetRun] }> => {
     const bare = await startBareProxy(upstream, tier1Chars);
     bareProxies.push(bare.child);
     const targets = [target(upstream.baseUrl), target(via.url, via.process.child.pid), target(bare.url, bare.child.pid)];
@@ -230,7 +241,11 @@ export async function run(): Promise<BenchRow[]> {
       const seen = upstream.chatRequests.at(-1)?.body.messages[0]?.content;
       if (typeof seen !== 'string' || !seen.includes('<engram-memory>')) throw new Error('Tier 1 was not injected during the bench');
     }
-    const [directSequential = [], gatewaySequential = [], bareSequential = []] = await sequential(instantRun.targets, fixed(body(false)), SEQUENTIAL_SAMPLES);
+    const [directSequential = [], gatewaySequential = [], bareSequential = []] = await sequential(
+      instantRun.targets,
+      fixed(body(false)),
+      SEQUENTIAL_SAMPLES,
+    );
     const [directThinking = [], gatewayThinking = [], bareThinking = []] = await sequential(model.targets, thinking(), SEQUENTIAL_THINKING_SAMPLES);
     const [direct, viaGateway] = instantRun.targets as [Target, Target];
     const streamed = body(true);
@@ -256,7 +271,12 @@ export async function run(): Promise<BenchRow[]> {
      * Against the model-like upstream the latencies are time outside the model (think time subtracted),
      * so a gateway/direct ratio of them would say nothing: that ratio comes with the instant upstream only.
      */
-    const scenarioRows = (label: string, note: string, [direct, viaGateway, viaBare]: readonly [TargetRun, TargetRun, TargetRun], ratio: boolean): BenchRow[] => [
+    const scenarioRows = (
+      label: string,
+      note: string,
+      [direct, viaGateway, viaBare]: readonly [TargetRun, TargetRun, TargetRun],
+      ratio: boolean,
+    ): BenchRow[] => [
       row(`direct p50 (c=32, ${label})`, p(direct.ms, 50), 'ms'),
       row(`gateway p50 (c=32, ${label})`, p(viaGateway.ms, 50), 'ms'),
       row(`added p50 (c=32, ${label})`, p(viaGateway.ms, 50) - p(direct.ms, 50), 'ms', '<= 1', note),
@@ -266,20 +286,49 @@ export async function run(): Promise<BenchRow[]> {
       row(`bare proxy added p99 (c=32, ${label})`, p(viaBare.ms, 99) - p(direct.ms, 99), 'ms'),
     ];
     return [
-      ...scenarioRows('10-30 ms model, time outside the model', `upstream thinks 10-30 ms per request, subtracted; ${BATCHES}x${MODEL_BATCH} alternating; ${machine}`, model.runs, false),
+      ...scenarioRows(
+        '10-30 ms model, time outside the model',
+        `upstream thinks 10-30 ms per request, subtracted; ${BATCHES}x${MODEL_BATCH} alternating; ${machine}`,
+        model.runs,
+        false,
+      ),
       ...scenarioRows('instant upstream', `upstream answers at once: CPU-bound; ${BATCHES}x${BATCH} alternating; ${machine}`, instantRun.runs, true),
       row('gateway CPU per request', instantRun.runs[1].proxyCpuUs, 'µs', undefined, 'instant upstream, c=32'),
       row('bare proxy CPU per request', instantRun.runs[2].proxyCpuUs, 'µs', undefined, 'instant upstream, c=32'),
       row('bench CPU per request, direct', instantRun.runs[0].benchCpuUs, 'µs', undefined, 'client + upstream, in this process'),
-      row('bench CPU per request, via gateway', instantRun.runs[1].benchCpuUs, 'µs', undefined, 'client + upstream (larger requests: Tier 1 + tools)'),
-      row('added p50 (c=1)', p(gatewaySequential, 50) - p(directSequential, 50), 'ms', undefined, `${SEQUENTIAL_SAMPLES} sequential, alternating, instant upstream`),
+      row(
+        'bench CPU per request, via gateway',
+        instantRun.runs[1].benchCpuUs,
+        'µs',
+        undefined,
+        'client + upstream (larger requests: Tier 1 + tools)',
+      ),
+      row(
+        'added p50 (c=1)',
+        p(gatewaySequential, 50) - p(directSequential, 50),
+        'ms',
+        undefined,
+        `${SEQUENTIAL_SAMPLES} sequential, alternating, instant upstream`,
+      ),
       row('added p99 (c=1)', p(gatewaySequential, 99) - p(directSequential, 99), 'ms'),
       row('bare proxy added p50 (c=1)', p(bareSequential, 50) - p(directSequential, 50), 'ms'),
-      row('added p50 (c=1, 10-30 ms model, time outside the model)', p(gatewayThinking, 50) - p(directThinking, 50), 'ms', undefined, `${SEQUENTIAL_THINKING_SAMPLES} sequential, alternating: every request finds the proxy idle`),
+      row(
+        'added p50 (c=1, 10-30 ms model, time outside the model)',
+        p(gatewayThinking, 50) - p(directThinking, 50),
+        'ms',
+        undefined,
+        `${SEQUENTIAL_THINKING_SAMPLES} sequential, alternating: every request finds the proxy idle`,
+      ),
       row('bare proxy added p50 (c=1, 10-30 ms model, time outside the model)', p(bareThinking, 50) - p(directThinking, 50), 'ms'),
       row('stream TTFB direct p50', p(directTtfb, 50), 'ms'),
       row('stream TTFB gateway p50', p(gatewayTtfb, 50), 'ms'),
-      row('stream TTFB added p50', p(gatewayTtfb, 50) - p(directTtfb, 50), 'ms', undefined, `${SEQUENTIAL_SAMPLES} sequential, alternating, instant upstream`),
+      row(
+        'stream TTFB added p50',
+        p(gatewayTtfb, 50) - p(directTtfb, 50),
+        'ms',
+        undefined,
+        `${SEQUENTIAL_SAMPLES} sequential, alternating, instant upstream`,
+      ),
       row('stream TTFB added p99', p(gatewayTtfb, 99) - p(directTtfb, 99), 'ms'),
     ];
   } finally {

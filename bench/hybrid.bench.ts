@@ -94,7 +94,13 @@ async function searchLatency(size: number, samples: number): Promise<BenchRow[]>
       { suite: SUITE, metric: `hybrid search p95 @${label}`, value: percentile(hybridSamples, 95), unit: 'ms', note },
       { suite: SUITE, metric: `lexical search p50 @${label}`, value: percentile(lexicalSamples, 50), unit: 'ms', note },
       { suite: SUITE, metric: `lexical search p95 @${label}`, value: percentile(lexicalSamples, 95), unit: 'ms', note },
-      { suite: SUITE, metric: `texts-without-vector lookup @${label}`, value: missingMs, unit: 'ms', note: 'one embedding job\'s first RPC, every entry already embedded' },
+      {
+        suite: SUITE,
+        metric: `texts-without-vector lookup @${label}`,
+        value: missingMs,
+        unit: 'ms',
+        note: "one embedding job's first RPC, every entry already embedded",
+      },
     ];
   } finally {
     dir.remove();

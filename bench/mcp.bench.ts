@@ -33,14 +33,25 @@ export async function run(): Promise<BenchRow[]> {
   const gateway = await startGateway({ UPSTREAM_BASE_URL: 'http://127.0.0.1:9/v1', REDIS_URL: redis.url, ...memory.clientEnv });
   const httpClient = (): Promise<Client> => connect(new StreamableHTTPClientTransport(new URL(`${gateway.url}/pools/bench/mcp`)));
   const bridgeClient = (): Promise<Client> =>
-    connect(new StdioClientTransport({ command: process.execPath, args: [join(repoRoot, 'apps/memory/bin/engram.js'), 'mcp', '--url', gateway.url, '--pool', 'bench'], env: { PATH: process.env['PATH'] ?? '' } }));
+    connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [join(repoRoot, 'apps/memory/bin/engram.js'), 'mcp', '--url', gateway.url, '--pool', 'bench'],
+        env: { PATH: process.env['PATH'] ?? '' },
+      }),
+    );
   const overHttp = await httpClient();
   const overBridge = await bridgeClient();
   try {
-    for (let i = 0; i < ENTRIES; i++) await overHttp.callTool({ name: 'store_memory', arguments: { content: `fact ${i}: service ${i % 37} runs on host ${i % 11} with port ${8000 + i}` } });
+    for (let i = 0; i < ENTRIES; i++)
+      await overHttp.callTool({
+        name: 'store_memory',
+        arguments: { content: `fact ${i}: service ${i % 37} runs on host ${i % 11} with port ${8000 + i}` },
+      });
     const query = (i: number) => `service ${i % 37} host`;
     const targets: Record<string, (i: number) => Promise<unknown>> = {
-      'memory REST': (i) => fetch(`${gateway.url}/engram/pools/bench/memories?q=${encodeURIComponent(query(i))}&limit=5`).then((response) => response.json()),
+      'memory REST': (i) =>
+        fetch(`${gateway.url}/engram/pools/bench/memories?q=${encodeURIComponent(query(i))}&limit=5`).then((response) => response.json()),
       'MCP over HTTP': (i) => overHttp.callTool({ name: 'memory_search', arguments: { query: query(i) } }),
       'MCP via stdio bridge': (i) => overBridge.callTool({ name: 'memory_search', arguments: { query: query(i) } }),
     };
@@ -60,7 +71,13 @@ export async function run(): Promise<BenchRow[]> {
         { suite: SUITE, metric: `search p95, ${name}`, value: percentile(values, 95), unit: 'ms', note },
       ]),
       { suite: SUITE, metric: 'session open+close p50, HTTP', value: median(opens.http), unit: 'ms', note: 'initialize + initialized, then close' },
-      { suite: SUITE, metric: 'session open+close p50, stdio bridge', value: median(opens.bridge), unit: 'ms', note: 'spawn node + initialize through the bridge, then close' },
+      {
+        suite: SUITE,
+        metric: 'session open+close p50, stdio bridge',
+        value: median(opens.bridge),
+        unit: 'ms',
+        note: 'spawn node + initialize through the bridge, then close',
+      },
     ];
   } finally {
     await Promise.allSettled([overHttp.close(), overBridge.close()]);

@@ -36,7 +36,13 @@ export async function run(): Promise<BenchRow[]> {
         const started = performance.now();
         const hits = await client.call(MemoryPattern.Search, { pool, query: question.question, limit: 10 });
         latencies.push(performance.now() - started);
-        outcomes.push({ category: question.category, firstHit: firstHit(hits.map((hit) => diaIdOf.get(hit.entry.id)), question.evidence) });
+        outcomes.push({
+          category: question.category,
+          firstHit: firstHit(
+            hits.map((hit) => diaIdOf.get(hit.entry.id)),
+            question.evidence,
+          ),
+        });
       }
     }
   } finally {

@@ -61,7 +61,14 @@ async function searchLatency(size: number): Promise<BenchRow[]> {
       const note = 'in-process, 2-word queries over a 100-word Zipf-like vocabulary, limit 10';
       return [
         { suite: SUITE, metric: `search p50 @${label}`, value: percentile(samples, 50), unit: 'ms', note },
-        { suite: SUITE, metric: `search p95 @${label}`, value: percentile(samples, 95), unit: 'ms', target: size >= 100_000 ? '<= 15' : '<= 3', note },
+        {
+          suite: SUITE,
+          metric: `search p95 @${label}`,
+          value: percentile(samples, 95),
+          unit: 'ms',
+          target: size >= 100_000 ? '<= 15' : '<= 3',
+          note,
+        },
       ];
     } finally {
       await service.close();

@@ -1,12 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { MessageParam, RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import {
-  anthropicMessage,
-  anthropicText,
-  anthropicToolUse,
-  type AnthropicReply,
-} from '../support/scripted-anthropic-upstream.js';
+import { anthropicMessage, anthropicText, anthropicToolUse, type AnthropicReply } from '../support/scripted-anthropic-upstream.js';
 import { claudeCodeSettings, DOC_ORIGIN } from '../support/client-config-doc.js';
 import type { RecordedRequest } from '../support/scripted-http.js';
 import { expectExtraction, startSurfacesStack, type SurfacesStack } from '../support/surfaces-stack.js';
@@ -19,7 +14,11 @@ type Message = { role: string; content: string | Block[] };
 
 const blocksOf = (message: Message | undefined): Block[] => (Array.isArray(message?.content) ? message.content : []);
 const textOf = (message: Message | undefined): string =>
-  typeof message?.content === 'string' ? message.content : blocksOf(message).map((block) => (block.type === 'text' ? block.text : '')).join('');
+  typeof message?.content === 'string'
+    ? message.content
+    : blocksOf(message)
+        .map((block) => (block.type === 'text' ? block.text : ''))
+        .join('');
 
 /** A scripted Claude that acts on a command in the person's last message, and uses tool results once it has them. */
 function claude(request: RecordedRequest): AnthropicReply {
@@ -28,14 +27,20 @@ function claude(request: RecordedRequest): AnthropicReply {
   const result = blocksOf(messages.at(-1)).find((block) => block.type === 'tool_result');
   const resultText = typeof result?.content === 'string' ? result.content : JSON.stringify(result?.content ?? '');
   if (said.startsWith('STORE ')) {
-    return result ? anthropicMessage('Noted.') : anthropicMessage(anthropicToolUse('store_memory', { content: said.slice(6), type: 'USER', category: 'preference' }));
+    return result
+      ? anthropicMessage('Noted.')
+      : anthropicMessage(anthropicToolUse('store_memory', { content: said.slice(6), type: 'USER', category: 'preference' }));
   }
   // NOTE stores a decision, which never reaches Tier 1, so that a later search lists it (Tier 1 entries are left out).
   if (said.startsWith('NOTE ')) {
-    return result ? anthropicMessage('Noted.') : anthropicMessage(anthropicToolUse('store_memory', { content: said.slice(5), type: 'MEMORY', category: 'decision' }));
+    return result
+      ? anthropicMessage('Noted.')
+      : anthropicMessage(anthropicToolUse('store_memory', { content: said.slice(5), type: 'MEMORY', category: 'decision' }));
   }
   if (said.startsWith('RECALL ')) {
-    return result ? anthropicMessage(`Memory says: ${resultText}`) : anthropicMessage('Let me check.', anthropicToolUse('memory_search', { query: said.slice(7) }));
+    return result
+      ? anthropicMessage(`Memory says: ${resultText}`)
+      : anthropicMessage('Let me check.', anthropicToolUse('memory_search', { query: said.slice(7) }));
   }
   if (said.startsWith('MIXED')) {
     if (result) return anthropicMessage(`Weather tool said: ${resultText}`);
@@ -87,7 +92,10 @@ describe('Claude Code through Engram: Anthropic Messages with memory', () => {
     // Claude Code calls the beta endpoints, `?beta=true`.
     const message = await documented(env['ANTHROPIC_BASE_URL'] ?? '').messages.create(ask('hello'), { query: { beta: 'true' } });
     expect(message.content).toEqual([{ type: 'text', text: 'Plain answer.' }]);
-    const inPool = await documented(poolBaseUrl).messages.countTokens({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] }, { query: { beta: 'true' } });
+    const inPool = await documented(poolBaseUrl).messages.countTokens(
+      { model: MODEL, messages: [{ role: 'user', content: 'hi' }] },
+      { query: { beta: 'true' } },
+    );
     expect(inPool.input_tokens).toBeGreaterThan(0);
 
     const [sent, counted] = stack.anthropic.requests.slice(before);
@@ -155,7 +163,9 @@ describe('Claude Code through Engram: Anthropic Messages with memory', () => {
 
   it('in a turn mixing memory and client tools gives Claude Code its own tool_use only, and the conversation goes on', async () => {
     const client = claudeCode('claude-mixed');
-    const tools = [{ name: 'get_weather', description: 'Weather for a city', input_schema: { type: 'object' as const, properties: { city: { type: 'string' } } } }];
+    const tools = [
+      { name: 'get_weather', description: 'Weather for a city', input_schema: { type: 'object' as const, properties: { city: { type: 'string' } } } },
+    ];
     const first = await client.messages.stream(ask('MIXED weather?', { tools })).finalMessage();
     expect(first.stop_reason).toBe('tool_use');
     expect(first.content).toEqual([expect.objectContaining({ type: 'tool_use', name: 'get_weather', input: { city: 'Oslo' } })]);
@@ -208,36 +218,51 @@ describe('Claude Code through Engram: Anthropic Messages with memory', () => {
   });
 
   it('refuses a malformed pool name with a 400 in Anthropic’s error shape', async () => {
-    const error = (await claudeCode('Not_A_Pool').messages.create(ask('hello')).catch((caught: unknown) => caught)) as InstanceType<typeof Anthropic.APIError>;
+    const error = (await claudeCode('Not_A_Pool')
+      .messages.create(ask('hello'))
+      .catch((caught: unknown) => caught)) as InstanceType<typeof Anthropic.APIError>;
     expect(error).toBeInstanceOf(Anthropic.BadRequestError);
     expect(error.error).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: expect.stringContaining('pool') } });
   });
 
   describe('upstream failures reach the client in Anthropic’s error shape', () => {
     it('relays the upstream’s own error', async () => {
-      stack.anthropic.reply({ kind: 'error', status: 429, errorType: 'rate_limit_error', message: 'Number of requests has exceeded your rate limit' });
-      const error = await claudeCode().messages.create(ask('hello')).catch((caught: unknown) => caught);
+      stack.anthropic.reply({
+        kind: 'error',
+        status: 429,
+        errorType: 'rate_limit_error',
+        message: 'Number of requests has exceeded your rate limit',
+      });
+      const error = await claudeCode()
+        .messages.create(ask('hello'))
+        .catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(Anthropic.RateLimitError);
       expect((error as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({ type: 'error', error: { type: 'rate_limit_error' } });
     });
 
     it('answers 502 api_error when the upstream drops the connection, 504 timeout_error when it is silent', async () => {
       stack.anthropic.reply({ kind: 'drop' });
-      const dropped = (await claudeCode().messages.create(ask('hello')).catch((caught: unknown) => caught)) as InstanceType<typeof Anthropic.APIError>;
+      const dropped = (await claudeCode()
+        .messages.create(ask('hello'))
+        .catch((caught: unknown) => caught)) as InstanceType<typeof Anthropic.APIError>;
       expect(dropped.status).toBe(502);
       expect(dropped.error).toMatchObject({ type: 'error', error: { type: 'api_error' } });
 
       stack.anthropic.reply({ kind: 'hang' });
-      const silent = (await claudeCode().messages.create(ask('hello')).catch((caught: unknown) => caught)) as InstanceType<typeof Anthropic.APIError>;
+      const silent = (await claudeCode()
+        .messages.create(ask('hello'))
+        .catch((caught: unknown) => caught)) as InstanceType<typeof Anthropic.APIError>;
       expect(silent.status).toBe(504);
       expect(silent.error).toMatchObject({ type: 'error', error: { type: 'timeout_error' } });
     });
 
     it('ends a stream that fails after the memory round with an error event the SDK raises', async () => {
-      stack.anthropic.reply(
-        anthropicMessage('Looking.', anthropicToolUse('memory_list', {})),
-        { kind: 'error', status: 529, errorType: 'overloaded_error', message: 'Overloaded' },
-      );
+      stack.anthropic.reply(anthropicMessage('Looking.', anthropicToolUse('memory_list', {})), {
+        kind: 'error',
+        status: 529,
+        errorType: 'overloaded_error',
+        message: 'Overloaded',
+      });
       const stream = claudeCode('claude-errors').messages.stream(ask('hello'));
       const error = await stream.finalMessage().catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(Anthropic.APIError);

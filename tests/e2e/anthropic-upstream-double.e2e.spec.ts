@@ -1,10 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import {
-  anthropicMessage,
-  anthropicToolUse,
-  ScriptedAnthropicUpstream,
-} from '../support/scripted-anthropic-upstream.js';
+import { anthropicMessage, anthropicToolUse, ScriptedAnthropicUpstream } from '../support/scripted-anthropic-upstream.js';
 
 // The scripted upstream is the only fake in the suite, so it is checked against the official SDK first:
 // if the SDK accepts its streams and errors, it accepts what the gateway passes on from them.

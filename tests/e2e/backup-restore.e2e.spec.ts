@@ -72,7 +72,9 @@ describe('backup while the memory service runs, restore with it stopped', () => 
     expect(readdirSync(backup).sort()).toEqual(['backup.json', 'engram.db', 'events', 'pools']);
     expect(readFileSync(join(backup, 'pools', pool, 'MEMORY.md'), 'utf8')).toContain('fact number 0 about the build');
 
-    await expect(engram('restore', '--from', backup, '--data-dir', dataDir)).rejects.toMatchObject({ stderr: expect.stringMatching(/in use by another engram process/) });
+    await expect(engram('restore', '--from', backup, '--data-dir', dataDir)).rejects.toMatchObject({
+      stderr: expect.stringMatching(/in use by another engram process/),
+    });
 
     const restoredDir = tempDir('engram-restored-');
     await engram('restore', '--from', backup, '--data-dir', restoredDir);

@@ -40,7 +40,8 @@ describe('docker-compose.yml, run as local processes', () => {
     expect(dataVolume[1]).toBe(imageEnvironment()['ENGRAM_DATA_DIR']);
     expect(Object.keys(compose.volumes ?? {})).toContain(dataVolume[0]);
     // Gateway and worker read the internal token memory writes there, and nothing else: read-only.
-    for (const [name, service] of Object.entries({ worker, gateway })) because(name, () => expect(service?.volumes).toEqual([`${memory!.volumes![0]}:ro`]));
+    for (const [name, service] of Object.entries({ worker, gateway }))
+      because(name, () => expect(service?.volumes).toEqual([`${memory!.volumes![0]}:ro`]));
   });
 
   it('builds its image from every workspace and documents every default it shows', () => {

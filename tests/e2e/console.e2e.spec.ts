@@ -76,19 +76,31 @@ describe('the memory console in a real browser', () => {
   });
 
   it('pages the REST listing with a cursor and lists only the granted pools', async () => {
-    const first = (await (await rest('GET', '/engram/pools/alpha/memories?limit=3', 'alpha-key')).json()) as { data: Stored[]; nextCursor: string | null };
+    const first = (await (await rest('GET', '/engram/pools/alpha/memories?limit=3', 'alpha-key')).json()) as {
+      data: Stored[];
+      nextCursor: string | null;
+    };
     expect(first.data).toHaveLength(3);
-    const second = (await (await rest('GET', `/engram/pools/alpha/memories?limit=3&cursor=${first.nextCursor}`, 'alpha-key')).json()) as { data: Stored[]; nextCursor: string | null };
-    expect([...first.data, ...second.data].map((entry) => entry.id).sort()).toEqual(['french', 'postgres', 'compose', 'gotcha'].map((name) => seeded[name]!.id).sort());
+    const second = (await (await rest('GET', `/engram/pools/alpha/memories?limit=3&cursor=${first.nextCursor}`, 'alpha-key')).json()) as {
+      data: Stored[];
+      nextCursor: string | null;
+    };
+    expect([...first.data, ...second.data].map((entry) => entry.id).sort()).toEqual(
+      ['french', 'postgres', 'compose', 'gotcha'].map((name) => seeded[name]!.id).sort(),
+    );
     expect(second.nextCursor).toBeNull();
     const bad = await rest('GET', '/engram/pools/alpha/memories?cursor=nonsense', 'alpha-key');
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({ error: { code: 'invalid_request' } });
     expect((await rest('GET', '/engram/pools/alpha/memories?sort=size', 'alpha-key')).status).toBe(400);
 
-    const pools = async (key: string) => ((await (await rest('GET', '/engram/pools', key)).json()) as { data: { pool: string; active: number }[] }).data;
+    const pools = async (key: string) =>
+      ((await (await rest('GET', '/engram/pools', key)).json()) as { data: { pool: string; active: number }[] }).data;
     expect((await pools('alpha-key')).map((pool) => pool.pool)).toEqual(['alpha', 'shared']);
-    expect((await pools('admin-key')).map((pool) => [pool.pool, pool.active])).toEqual([['alpha', 4], ['secret', 1]]);
+    expect((await pools('admin-key')).map((pool) => [pool.pool, pool.active])).toEqual([
+      ['alpha', 4],
+      ['secret', 1],
+    ]);
     expect((await rest('GET', '/engram/pools', 'wrong-key')).status).toBe(401);
   });
 

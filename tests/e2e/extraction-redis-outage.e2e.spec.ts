@@ -33,9 +33,12 @@ describe('extraction through a Redis outage', () => {
 
   it('keeps the exchange on disk in memory and enqueues its extraction when Redis is back', async () => {
     await redis.stop();
-    await eventually(async () => expect(((await (await fetch(`${gateway.url}/readyz`)).json()) as { checks: { redis: string } }).checks.redis).toBe('down'), {
-      timeout: 10_000,
-    });
+    await eventually(
+      async () => expect(((await (await fetch(`${gateway.url}/readyz`)).json()) as { checks: { redis: string } }).checks.redis).toBe('down'),
+      {
+        timeout: 10_000,
+      },
+    );
     const client = new OpenAI({ baseURL: `${gateway.url}/pools/ops/v1`, apiKey: 'sk-client', maxRetries: 0 });
     const answer = await client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'Where is the build server?' }] });
     expect(answer.choices[0]?.message.content).toBe('Noted. ');

@@ -14,7 +14,11 @@ describe('gateway refuses bad request bodies before any work', () => {
 
   const upstreamRequests = (): number => stack.anthropic.requests.length + stack.responses.requests.length;
   const post = (path: string, body: string, headers: Record<string, string> = {}) =>
-    fetch(`${stack.gateway.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01', ...headers }, body });
+    fetch(`${stack.gateway.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01', ...headers },
+      body,
+    });
 
   const user = [{ role: 'user', content: 'hi' }];
   const surfaces = [
@@ -38,18 +42,27 @@ describe('gateway refuses bad request bodies before any work', () => {
     expect(upstreamRequests()).toBe(before);
   });
 
-  it.each(surfaces.filter(([path]) => path !== '/v1/messages/count_tokens'))('%s answers tools: [null] with a 400 naming the field', async (path, valid, shape) => {
-    const before = upstreamRequests();
-    const response = await post(path, JSON.stringify({ ...valid, tools: [null] }));
-    expect(response.status).toBe(400);
-    const body = (await response.json()) as { type?: string; error: { message: string; type: string } };
-    if (shape === 'anthropic') {
-      expect(body).toEqual({ type: 'error', error: { type: 'invalid_request_error', message: 'tools.0: Input should be a valid dictionary or object to extract fields from' } });
-    } else {
-      expect(body.error).toMatchObject({ message: "Invalid type for 'tools[0]': expected an object, but got null instead.", type: 'invalid_request_error' });
-    }
-    expect(upstreamRequests()).toBe(before);
-  });
+  it.each(surfaces.filter(([path]) => path !== '/v1/messages/count_tokens'))(
+    '%s answers tools: [null] with a 400 naming the field',
+    async (path, valid, shape) => {
+      const before = upstreamRequests();
+      const response = await post(path, JSON.stringify({ ...valid, tools: [null] }));
+      expect(response.status).toBe(400);
+      const body = (await response.json()) as { type?: string; error: { message: string; type: string } };
+      if (shape === 'anthropic') {
+        expect(body).toEqual({
+          type: 'error',
+          error: { type: 'invalid_request_error', message: 'tools.0: Input should be a valid dictionary or object to extract fields from' },
+        });
+      } else {
+        expect(body.error).toMatchObject({
+          message: "Invalid type for 'tools[0]': expected an object, but got null instead.",
+          type: 'invalid_request_error',
+        });
+      }
+      expect(upstreamRequests()).toBe(before);
+    },
+  );
 
   it('answers a too-deep memory REST body with a 400 too', async () => {
     const response = await post('/engram/pools/default/memories', `{"content":"x","extra":${'['.repeat(10_000)}${']'.repeat(10_000)}}`);

@@ -34,7 +34,10 @@ function model(request: RecordedRequest, _index: number): ChatReply {
     const id = /\[id:([^\]]+)\]/.exec(results[0] ?? '')?.[1] ?? 'missing';
     const step = results.length;
     if (step === 1) {
-      return callTools({ name: 'memory_update', arguments: { id, content: 'The user drinks green tea now', confirmed: true } }, { name: 'memory_refresh', arguments: { id } });
+      return callTools(
+        { name: 'memory_update', arguments: { id, content: 'The user drinks green tea now', confirmed: true } },
+        { name: 'memory_refresh', arguments: { id } },
+      );
     }
     if (step === 3) return callTools({ name: 'memory_delete', arguments: { id, reason: 'asked to forget' } });
     return say(`Done: ${results.join(' | ')}`);
@@ -42,19 +45,28 @@ function model(request: RecordedRequest, _index: number): ChatReply {
   if (user.startsWith('CURATE')) return callTools({ name: 'memory_list', arguments: { category: 'preference' } });
   if (last?.role === 'tool') {
     const result = contentText(last.content);
-    if (user.startsWith('LOOP') && !result.includes(LIMIT)) return callTools({ name: 'memory_search', arguments: { query: `attempt ${messages.length}` } });
+    if (user.startsWith('LOOP') && !result.includes(LIMIT))
+      return callTools({ name: 'memory_search', arguments: { query: `attempt ${messages.length}` } });
     if (user.startsWith('STORE') || user.startsWith('NOTE')) return say('Noted.');
     return say(`Memory says: ${result}`);
   }
-  if (user.startsWith('STORE ')) return callTools({ name: 'store_memory', arguments: { content: user.slice(6), type: 'USER', category: 'preference' } });
+  if (user.startsWith('STORE '))
+    return callTools({ name: 'store_memory', arguments: { content: user.slice(6), type: 'USER', category: 'preference' } });
   // A decision never reaches Tier 1, so that a later search lists it (Tier 1 entries are left out).
-  if (user.startsWith('NOTE ')) return callTools({ name: 'store_memory', arguments: { content: user.slice(5), type: 'MEMORY', category: 'decision' } });
+  if (user.startsWith('NOTE '))
+    return callTools({ name: 'store_memory', arguments: { content: user.slice(5), type: 'MEMORY', category: 'decision' } });
   if (user.startsWith('RECALL ')) {
     return { kind: 'answer', text: 'Let me check. ', toolCalls: [{ name: 'memory_search', arguments: { query: user.slice(7) } }] };
   }
   if (user.startsWith('LOOP')) return callTools({ name: 'memory_search', arguments: { query: 'anything' } });
   if (user.startsWith('MIXED')) {
-    return { kind: 'answer', toolCalls: [{ name: 'memory_search', arguments: { query: 'weather' } }, { name: 'get_weather', arguments: { city: 'Oslo' } }] };
+    return {
+      kind: 'answer',
+      toolCalls: [
+        { name: 'memory_search', arguments: { query: 'weather' } },
+        { name: 'get_weather', arguments: { city: 'Oslo' } },
+      ],
+    };
   }
   if (user.startsWith('MALFORMED')) return callTools({ name: 'memory_update', arguments: '{"id": ' });
   if (user.startsWith('SUGGEST')) {
@@ -193,7 +205,9 @@ describe('gateway with memory (real memory service, scripted upstream, openai SD
 
     const queue = new Queue(QueueName.Extract, { connection: { url: stack.redis.url } });
     try {
-      await eventually(async () => expect((await queue.getJobs(['waiting', 'delayed', 'prioritized'])).length).toBeGreaterThan(0), { timeout: 10_000 });
+      await eventually(async () => expect((await queue.getJobs(['waiting', 'delayed', 'prioritized'])).length).toBeGreaterThan(0), {
+        timeout: 10_000,
+      });
       const [job] = await queue.getJobs(['waiting', 'delayed', 'prioritized']);
       expect(job?.name).toBe(JobName.ExtractExchange);
       expect(job?.data).toEqual({
@@ -220,9 +234,13 @@ describe('gateway with memory (real memory service, scripted upstream, openai SD
     expect(refreshed).toBe(`Refreshed [id:${id}] The user drinks green tea now`);
     expect(deleted).toBe(`Deleted [id:${id}] (archived; a person can restore it).`);
 
-    const archived = (await (await fetch(`${stack.gateway.url}/engram/pools/${pool}/memories?archived=true`)).json()) as { data: { id: string; content: string; isArchived: boolean; isConfirmed: boolean }[] };
+    const archived = (await (await fetch(`${stack.gateway.url}/engram/pools/${pool}/memories?archived=true`)).json()) as {
+      data: { id: string; content: string; isArchived: boolean; isConfirmed: boolean }[];
+    };
     expect(archived.data).toEqual([expect.objectContaining({ id, content: 'The user drinks green tea now', isArchived: true, isConfirmed: true })]);
-    const events = (await (await fetch(`${stack.gateway.url}/engram/pools/${pool}/events?after=0`)).json()) as { data: { type: string; actor: string }[] };
+    const events = (await (await fetch(`${stack.gateway.url}/engram/pools/${pool}/events?after=0`)).json()) as {
+      data: { type: string; actor: string }[];
+    };
     expect(events.data.filter((event) => event.type !== 'memory.referenced').every((event) => event.actor === 'llm')).toBe(true);
   });
 

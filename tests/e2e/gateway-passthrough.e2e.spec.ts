@@ -16,7 +16,13 @@ function upstreamModel(request: RecordedRequest): ChatReply {
   if (user === 'DROP') return { kind: 'drop' };
   if (user === 'STALL') return say('one two three four five six seven eight', { stallAfterChunks: 2 });
   if (user === 'TOOLS') {
-    return { kind: 'answer', toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }, { name: 'get_time', arguments: { zone: 'CET' } }] };
+    return {
+      kind: 'answer',
+      toolCalls: [
+        { name: 'get_weather', arguments: { city: 'Oslo' } },
+        { name: 'get_time', arguments: { zone: 'CET' } },
+      ],
+    };
   }
   return say('ok from upstream');
 }
@@ -71,7 +77,9 @@ describe('gateway pass-through and failures (openai SDK client)', () => {
   });
 
   it('streams client tool-call deltas through with their indexes', async () => {
-    const stream = await stack.client().chat.completions.create({ model: 'gpt-test', stream: true, tools: clientTools, messages: [{ role: 'user', content: 'TOOLS' }] });
+    const stream = await stack
+      .client()
+      .chat.completions.create({ model: 'gpt-test', stream: true, tools: clientTools, messages: [{ role: 'user', content: 'TOOLS' }] });
     const starts: [number, string][] = [];
     for await (const chunk of stream) {
       for (const call of chunk.choices[0]?.delta.tool_calls ?? []) if (call.function?.name) starts.push([call.index, call.function.name]);
@@ -107,7 +115,9 @@ describe('gateway pass-through and failures (openai SDK client)', () => {
     await expect(ask('DROP')).rejects.toMatchObject({ status: 502, error: { code: 'upstream_unavailable' } });
     const slow = new OpenAI({ baseURL: `${slowGateway.url}/v1`, apiKey: 'sk-client', maxRetries: 0 });
     for (const headers of [{}, { 'x-engram-memory': 'off' }] as Record<string, string>[]) {
-      const failure = await slow.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'HANG' }] }, { headers }).catch((error: unknown) => error);
+      const failure = await slow.chat.completions
+        .create({ model: 'gpt-test', messages: [{ role: 'user', content: 'HANG' }] }, { headers })
+        .catch((error: unknown) => error);
       expect(failure).toBeInstanceOf(APIError);
       expect((failure as APIError).status).toBe(504);
       expect((failure as APIError).error).toMatchObject({ type: 'upstream_error', code: 'upstream_timeout' });
@@ -161,10 +171,16 @@ describe('gateway pass-through and failures (openai SDK client)', () => {
   });
 
   it('passes every other /v1 endpoint through: method, path, query, body, status and error body', async () => {
-    const embeddings = await stack.client().embeddings.create({ model: 'text-embedding-3-small', input: ['zsh', 'neovim'], encoding_format: 'float' });
+    const embeddings = await stack
+      .client()
+      .embeddings.create({ model: 'text-embedding-3-small', input: ['zsh', 'neovim'], encoding_format: 'float' });
     expect(embeddings.data.map((item) => item.embedding[0])).toEqual([3, 6]);
     const sent = stack.upstream.requests.at(-1);
-    expect(sent).toMatchObject({ method: 'POST', path: '/v1/embeddings', body: { model: 'text-embedding-3-small', input: ['zsh', 'neovim'], encoding_format: 'float' } });
+    expect(sent).toMatchObject({
+      method: 'POST',
+      path: '/v1/embeddings',
+      body: { model: 'text-embedding-3-small', input: ['zsh', 'neovim'], encoding_format: 'float' },
+    });
     expect(sent?.body).not.toHaveProperty('tools');
 
     await stack.client({ pool: 'work' }).embeddings.create({ model: 'm', input: 'x', encoding_format: 'float' });
@@ -173,7 +189,9 @@ describe('gateway pass-through and failures (openai SDK client)', () => {
     const removed = await fetch(`${stack.gateway.url}/v1/responses/resp_123?include=usage`, { method: 'DELETE' });
     expect(stack.upstream.requests.at(-1)).toMatchObject({ method: 'DELETE', path: '/v1/responses/resp_123?include=usage' });
     expect(removed.status).toBe(404);
-    expect(((await removed.json()) as { error: { message: string } }).error.message).toBe('Unknown request URL: DELETE /v1/responses/resp_123?include=usage');
+    expect(((await removed.json()) as { error: { message: string } }).error.message).toBe(
+      'Unknown request URL: DELETE /v1/responses/resp_123?include=usage',
+    );
   });
 
   it('refuses a path that leaves /v1/ before anything reaches the upstream, and resolves an absolute-form target', async () => {
@@ -195,7 +213,11 @@ describe('gateway pass-through and failures (openai SDK client)', () => {
     expect(stack.upstream.requests.length).toBe(before);
 
     // `GET http://x/v1/models HTTP/1.1`: the path is what counts, never `/v1p://x/...`.
-    const absolute = await rawRequest(stack.gateway.url, { method: 'GET', path: 'http://x/v1/models', headers: { authorization: 'Bearer sk-client' } });
+    const absolute = await rawRequest(stack.gateway.url, {
+      method: 'GET',
+      path: 'http://x/v1/models',
+      headers: { authorization: 'Bearer sk-client' },
+    });
     expect(absolute.status).toBe(200);
     expect(stack.upstream.requests.at(-1)?.path).toBe('/v1/models');
   });
@@ -214,11 +236,17 @@ describe('gateway pass-through and failures (openai SDK client)', () => {
     await stack.memory?.stop();
     // Every request is answered; once the gateway has noticed the outage (its background probe runs
     // every second) requests go out as the client sent them: no memory tools.
-    await eventually(async () => expect(await (async () => {
-          const answer = await ask('hello');
-          expect(answer.choices[0]?.message.content).toBe('ok from upstream');
-          return stack.upstream.chatRequests.at(-1)?.body.tools;
-        })()).toBeUndefined(), { timeout: 10_000, interval: 200 });
+    await eventually(
+      async () =>
+        expect(
+          await (async () => {
+            const answer = await ask('hello');
+            expect(answer.choices[0]?.message.content).toBe('ok from upstream');
+            return stack.upstream.chatRequests.at(-1)?.body.tools;
+          })(),
+        ).toBeUndefined(),
+      { timeout: 10_000, interval: 200 },
+    );
     const ready = await fetch(`${stack.gateway.url}/readyz`);
     expect(ready.status).toBe(503);
     expect(await ready.json()).toMatchObject({ ready: false, checks: { memory: 'down', redis: 'up' } });
@@ -228,14 +256,22 @@ describe('gateway pass-through and failures (openai SDK client)', () => {
       ['GET', undefined],
       ['POST', JSON.stringify({ content: 'I deploy on a NAS' })],
     ] as const) {
-      const rest = await fetch(`${stack.gateway.url}/engram/pools/default/memories`, { method, headers: { 'content-type': 'application/json' }, ...(body ? { body } : {}) });
+      const rest = await fetch(`${stack.gateway.url}/engram/pools/default/memories`, {
+        method,
+        headers: { 'content-type': 'application/json' },
+        ...(body ? { body } : {}),
+      });
       because(method, () => expect(rest.status).toBe(503));
       expect(await rest.json()).toMatchObject({ error: { type: 'service_unavailable', code: 'unavailable' } });
     }
 
     await stack.stopRedis();
     expect((await ask('hello')).choices[0]?.message.content).toBe('ok from upstream');
-    await eventually(async () => expect(await ((await (await fetch(`${stack.gateway.url}/readyz`)).json()) as { checks: { redis: string } }).checks.redis).toBe('down'), { timeout: 10_000 });
+    await eventually(
+      async () =>
+        expect(await ((await (await fetch(`${stack.gateway.url}/readyz`)).json()) as { checks: { redis: string } }).checks.redis).toBe('down'),
+      { timeout: 10_000 },
+    );
     expect((await fetch(`${stack.gateway.url}/healthz`)).status).toBe(200);
   });
 });

@@ -24,11 +24,18 @@ describe('gateway keys and pools', () => {
   let rest: (method: string, path: string, key: string | undefined, body?: unknown, headers?: Record<string, string>) => Promise<Response>;
 
   beforeAll(async () => {
-    stack = await startGatewayStack({ responder: model, gatewayEnv: { ENGRAM_API_KEYS: KEYS, UPSTREAM_API_KEY: 'sk-upstream', METRICS_TOKEN: 'scrape-secret' } });
+    stack = await startGatewayStack({
+      responder: model,
+      gatewayEnv: { ENGRAM_API_KEYS: KEYS, UPSTREAM_API_KEY: 'sk-upstream', METRICS_TOKEN: 'scrape-secret' },
+    });
     rest = (method, path, key, body, headers = {}) =>
       fetch(`${stack.gateway.url}${path}`, {
         method,
-        headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+        headers: {
+          ...(key ? { authorization: `Bearer ${key}` } : {}),
+          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+          ...headers,
+        },
         ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
       });
   });
@@ -55,7 +62,9 @@ describe('gateway keys and pools', () => {
   });
 
   it('rejects missing and unknown keys with 401, and never forwards the Engram key upstream', async () => {
-    await expect(stack.client({ apiKey: 'wrong' }).chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] })).rejects.toMatchObject({
+    await expect(
+      stack.client({ apiKey: 'wrong' }).chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }),
+    ).rejects.toMatchObject({
       status: 401,
       error: { code: 'invalid_api_key' },
     });
@@ -90,7 +99,11 @@ describe('gateway keys and pools', () => {
   });
 
   it('keeps each pool to itself: Tier 1, search and REST', async () => {
-    const stored = await rest('POST', '/engram/pools/alpha/memories', 'alpha-key', { content: 'Alpha team deploys on Fridays', type: 'USER', category: 'preference' });
+    const stored = await rest('POST', '/engram/pools/alpha/memories', 'alpha-key', {
+      content: 'Alpha team deploys on Fridays',
+      type: 'USER',
+      category: 'preference',
+    });
     expect(stored.status).toBe(201);
     const entry = (await stored.json()) as { id: string; pool: string };
     expect(entry.pool).toBe('alpha');
@@ -102,9 +115,13 @@ describe('gateway keys and pools', () => {
     // Another pool, chosen by path prefix, sees nothing of alpha.
     await stack.client({ apiKey: 'admin-key', pool: 'beta' }).chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
     expect(systemOfLastUpstreamRequest()).not.toContain('Alpha team');
-    const search = await stack.client({ apiKey: 'admin-key', pool: 'beta' }).chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'SEARCH Fridays' }] });
+    const search = await stack
+      .client({ apiKey: 'admin-key', pool: 'beta' })
+      .chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'SEARCH Fridays' }] });
     expect(search.choices[0]?.message.content).toBe('Found: No memories match "Fridays".');
-    const inAlpha = await stack.client({ apiKey: 'admin-key', headers: { 'x-engram-pool': 'alpha' } }).chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'SEARCH Fridays' }] });
+    const inAlpha = await stack
+      .client({ apiKey: 'admin-key', headers: { 'x-engram-pool': 'alpha' } })
+      .chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'SEARCH Fridays' }] });
     // Alpha's search finds it, and leaves it out because the Tier 1 block of this very request holds it.
     expect(inAlpha.choices[0]?.message.content).toBe('Found: Only memories already in your memory block match "Fridays".');
 
@@ -114,9 +131,14 @@ describe('gateway keys and pools', () => {
 
   it('answers 403 for a pool the key was not granted, by path, header or REST', async () => {
     const alpha = stack.client({ apiKey: 'alpha-key', pool: 'beta' });
-    await expect(alpha.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] })).rejects.toMatchObject({ status: 403, error: { code: 'pool_forbidden' } });
+    await expect(alpha.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] })).rejects.toMatchObject({
+      status: 403,
+      error: { code: 'pool_forbidden' },
+    });
     await expect(
-      stack.client({ apiKey: 'alpha-key', headers: { 'x-engram-pool': 'beta' } }).chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }),
+      stack
+        .client({ apiKey: 'alpha-key', headers: { 'x-engram-pool': 'beta' } })
+        .chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }),
     ).rejects.toMatchObject({ status: 403 });
     expect((await rest('GET', '/engram/pools/beta/memories', 'alpha-key')).status).toBe(403);
     expect((await rest('GET', '/engram/pools/shared/memories', 'alpha-key')).status).toBe(200);
@@ -132,7 +154,13 @@ describe('gateway keys and pools', () => {
       const viaRest = await rawRequest(stack.gateway.url, { method: 'GET', path: `/engram/pools/${pool}/memories`, headers });
       expect(viaRest.status).toBe(400);
     }
-    const badHeader = await rest('POST', '/v1/chat/completions', 'admin-key', { model: 'm', messages: [{ role: 'user', content: 'hi' }] }, { 'x-engram-pool': '../etc' });
+    const badHeader = await rest(
+      'POST',
+      '/v1/chat/completions',
+      'admin-key',
+      { model: 'm', messages: [{ role: 'user', content: 'hi' }] },
+      { 'x-engram-pool': '../etc' },
+    );
     expect(badHeader.status).toBe(400);
     expect(((await badHeader.json()) as { error: { code: string } }).error.code).toBe('invalid_pool');
     expect((await rest('POST', '/pools/UPPER/v1/chat/completions', 'admin-key', { model: 'm', messages: [] })).status).toBe(400);
@@ -140,7 +168,9 @@ describe('gateway keys and pools', () => {
 
   it('serves memory REST: create, search, update, soft delete, purge, tier1 and events', async () => {
     const key = 'admin-key';
-    const created = (await (await rest('POST', '/engram/pools/gamma/memories', key, { content: 'Gamma uses PostgreSQL 16', category: 'project' })).json()) as { id: string };
+    const created = (await (
+      await rest('POST', '/engram/pools/gamma/memories', key, { content: 'Gamma uses PostgreSQL 16', category: 'project' })
+    ).json()) as { id: string };
     expect((await rest('POST', '/engram/pools/gamma/memories', key, { content: '' })).status).toBe(400);
     expect((await rest('POST', '/engram/pools/gamma/memories', key, { content: 'x', category: 'nonsense' })).status).toBe(400);
 
@@ -159,13 +189,20 @@ describe('gateway keys and pools', () => {
     const purged = await rest('DELETE', `/engram/pools/gamma/memories/${created.id}?purge=true`, key);
     expect(await purged.json()).toMatchObject({ id: created.id, purged: true });
 
-    const tier1 = (await (await rest('GET', '/engram/pools/gamma/tier1', key)).json()) as { pool: string; block: string; seq: number; promptTokens: number };
+    const tier1 = (await (await rest('GET', '/engram/pools/gamma/tier1', key)).json()) as {
+      pool: string;
+      block: string;
+      seq: number;
+      promptTokens: number;
+    };
     expect(tier1).toMatchObject({ pool: 'gamma' });
     // What memory adds to each upstream request: here the six tool definitions alone (the block is empty).
     expect(tier1.promptTokens).toBeGreaterThan(150);
     expect(tier1.promptTokens).toBeLessThanOrEqual(400);
     const events = (await (await rest('GET', '/engram/pools/gamma/events?after=0', key)).json()) as { data: { type: string; pool: string }[] };
-    expect(events.data.map((event) => event.type)).toEqual(expect.arrayContaining(['memory.stored', 'memory.updated', 'memory.deleted', 'memory.purged']));
+    expect(events.data.map((event) => event.type)).toEqual(
+      expect.arrayContaining(['memory.stored', 'memory.updated', 'memory.deleted', 'memory.purged']),
+    );
     expect(events.data.every((event) => event.pool === 'gamma')).toBe(true);
     expect(JSON.stringify(events.data)).not.toContain('PostgreSQL');
   });

@@ -111,7 +111,11 @@ describe('hybrid search through an embeddings endpoint', () => {
     const vectors = (): number => {
       const db = new Database(join(memory.dataDir, 'vectors.db'), { readonly: true });
       try {
-        return db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM embeddings WHERE content_hash = ?').get(contentHash('Has a puppy named Biscuit'))?.n ?? -1;
+        return (
+          db
+            .prepare<[string], { n: number }>('SELECT count(*) AS n FROM embeddings WHERE content_hash = ?')
+            .get(contentHash('Has a puppy named Biscuit'))?.n ?? -1
+        );
       } finally {
         db.close();
       }

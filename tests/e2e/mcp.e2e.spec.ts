@@ -9,7 +9,15 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { repoRoot } from '../support/compose.js';
 import { contentText, startGatewayStack, type GatewayStack } from '../support/gateway-fixture.js';
-import { claudeCodeMcpCommands, claudeCodeRecipe, claudeDesktopRecipe, codexRecipe, cursorRecipe, type HttpRecipe, type StdioRecipe } from '../support/mcp-client-config.js';
+import {
+  claudeCodeMcpCommands,
+  claudeCodeRecipe,
+  claudeDesktopRecipe,
+  codexRecipe,
+  cursorRecipe,
+  type HttpRecipe,
+  type StdioRecipe,
+} from '../support/mcp-client-config.js';
 import { say } from '../support/scripted-openai-upstream.js';
 import { startGateway, type RunningGateway } from '../support/stack.js';
 
@@ -25,7 +33,10 @@ describe('MCP server', () => {
   let cwd: string;
 
   beforeAll(async () => {
-    stack = await startGatewayStack({ responder: () => say('ok'), gatewayEnv: { ENGRAM_API_KEYS: KEYS, UPSTREAM_API_KEY: 'sk-upstream', LOG_LEVEL: 'info' } });
+    stack = await startGatewayStack({
+      responder: () => say('ok'),
+      gatewayEnv: { ENGRAM_API_KEYS: KEYS, UPSTREAM_API_KEY: 'sk-upstream', LOG_LEVEL: 'info' },
+    });
     // The bridge runs where a desktop client launches it: no data dir, no repository around it.
     cwd = mkdtempSync(join(tmpdir(), 'engram-mcp-client-'));
   });
@@ -37,7 +48,10 @@ describe('MCP server', () => {
   const overHttp: Connection = {
     async connect({ key, pool, requestId }) {
       const url = new URL(pool ? `${stack.gateway.url}/pools/${pool}/mcp` : `${stack.gateway.url}/mcp`);
-      const headers: Record<string, string> = { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(requestId ? { 'x-request-id': requestId } : {}) };
+      const headers: Record<string, string> = {
+        ...(key ? { authorization: `Bearer ${key}` } : {}),
+        ...(requestId ? { 'x-request-id': requestId } : {}),
+      };
       const client = new Client({ name: 'e2e', version: '1.0.0' });
       await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers } }));
       return client;
@@ -45,9 +59,18 @@ describe('MCP server', () => {
   };
   const overStdio: Connection = {
     async connect({ key, pool }) {
-      const args = [join(repoRoot, 'apps/memory/bin/engram.js'), 'mcp', '--url', stack.gateway.url, ...(pool ? ['--pool', pool] : []), ...(key ? ['--key', key] : [])];
+      const args = [
+        join(repoRoot, 'apps/memory/bin/engram.js'),
+        'mcp',
+        '--url',
+        stack.gateway.url,
+        ...(pool ? ['--pool', pool] : []),
+        ...(key ? ['--key', key] : []),
+      ];
       const client = new Client({ name: 'e2e', version: '1.0.0' });
-      await client.connect(new StdioClientTransport({ command: process.execPath, args, cwd, env: { PATH: process.env['PATH'] ?? '' }, stderr: 'pipe' }));
+      await client.connect(
+        new StdioClientTransport({ command: process.execPath, args, cwd, env: { PATH: process.env['PATH'] ?? '' }, stderr: 'pipe' }),
+      );
       return client;
     },
   };
@@ -59,7 +82,11 @@ describe('MCP server', () => {
   };
   const idIn = (line: string): string => /\[id:([^\]]+)\]/.exec(line)![1]!;
   const events = async (pool: string): Promise<{ type: string; actor: string; data: { id?: string } }[]> =>
-    ((await (await fetch(`${stack.gateway.url}/engram/pools/${pool}/events?after=0&limit=1000`, { headers: { authorization: 'Bearer admin-key' } })).json()) as { data: { type: string; actor: string; data: { id?: string } }[] }).data;
+    (
+      (await (
+        await fetch(`${stack.gateway.url}/engram/pools/${pool}/events?after=0&limit=1000`, { headers: { authorization: 'Bearer admin-key' } })
+      ).json()) as { data: { type: string; actor: string; data: { id?: string } }[] }
+    ).data;
 
   describe.each([
     ['Streamable HTTP', () => overHttp, 'alpha'],
@@ -92,7 +119,9 @@ describe('MCP server', () => {
       const second = await open();
       const found = await call(second, 'memory_search', { query: 'Raspberry Pi' });
       expect(found.isError).toBe(false);
-      expect(found.text).toMatch(new RegExp(`^Found 1:\\n\\[id:${id}\\] The ${pool} build runs on a Raspberry Pi 5 \\(environment, today, conf \\d\\.\\d\\)$`));
+      expect(found.text).toMatch(
+        new RegExp(`^Found 1:\\n\\[id:${id}\\] The ${pool} build runs on a Raspberry Pi 5 \\(environment, today, conf \\d\\.\\d\\)$`),
+      );
       const listed = await call(second, 'memory_list', { category: 'environment' });
       expect(listed.text).toContain(`[id:${id}] The ${pool} build runs on a Raspberry Pi 5`);
 
@@ -108,8 +137,14 @@ describe('MCP server', () => {
         text: `Updated [id:${id}] Deploys go out on Thursdays`,
         isError: false,
       });
-      expect(await call(client, 'memory_refresh', { id: `[id:${id}]` })).toEqual({ text: `Refreshed [id:${id}] Deploys go out on Thursdays`, isError: false });
-      expect(await call(client, 'memory_delete', { id, reason: 'no fixed day any more' })).toEqual({ text: `Deleted [id:${id}] (archived; a person can restore it).`, isError: false });
+      expect(await call(client, 'memory_refresh', { id: `[id:${id}]` })).toEqual({
+        text: `Refreshed [id:${id}] Deploys go out on Thursdays`,
+        isError: false,
+      });
+      expect(await call(client, 'memory_delete', { id, reason: 'no fixed day any more' })).toEqual({
+        text: `Deleted [id:${id}] (archived; a person can restore it).`,
+        isError: false,
+      });
       expect((await call(client, 'memory_search', { query: 'Thursdays' })).text).toBe('No memories match "Thursdays".');
 
       // A later session storing the first text again (its call numbered like the first one) gets a live entry, not the deleted one.
@@ -129,15 +164,23 @@ describe('MCP server', () => {
       const bad = await call(client, 'memory_update', { content: 42 });
       expect(bad.isError).toBe(true);
       expect(bad.text).toMatch(/^Error: invalid arguments for memory_update \(id: .*content: .*\)\. Check the tool's schema and call it again\.$/);
-      expect(await call(client, 'memory_delete', { id: 'no-such-id' })).toEqual({ text: expect.stringMatching(/^Error: .*no-such-id.*Use an id from a \[id:\.\.\.\] citation\.$/), isError: true });
-      expect(await call(client, 'memory_update', { id: 'abcd' })).toEqual({ text: 'Error: memory_update needs at least one of content, category, confirmed.', isError: true });
+      expect(await call(client, 'memory_delete', { id: 'no-such-id' })).toEqual({
+        text: expect.stringMatching(/^Error: .*no-such-id.*Use an id from a \[id:\.\.\.\] citation\.$/),
+        isError: true,
+      });
+      expect(await call(client, 'memory_update', { id: 'abcd' })).toEqual({
+        text: 'Error: memory_update needs at least one of content, category, confirmed.',
+        isError: true,
+      });
       expect(await call(client, 'forget_everything', {})).toEqual({ text: 'Error: forget_everything is not a memory tool.', isError: true });
       expect((await call(client, 'memory_list', {})).isError).toBe(false);
     });
 
-    it('serves the pool\'s Tier 1 block and entries as resources, and nothing of another pool', async () => {
+    it("serves the pool's Tier 1 block and entries as resources, and nothing of another pool", async () => {
       const client = await open();
-      const id = idIn((await call(client, 'store_memory', { content: `In ${pool}, answers are short and in English`, type: 'USER', category: 'preference' })).text);
+      const id = idIn(
+        (await call(client, 'store_memory', { content: `In ${pool}, answers are short and in English`, type: 'USER', category: 'preference' })).text,
+      );
 
       const { resources } = await client.listResources();
       expect(resources[0]).toMatchObject({ uri: `engram://pools/${pool}/tier1`, mimeType: 'text/plain' });
@@ -152,9 +195,13 @@ describe('MCP server', () => {
       await expect(client.readResource({ uri: `engram://pools/${pool}/memories/nope1234` })).rejects.toThrow(/No memory at/);
     });
 
-    it('puts what it stored into the chat surface\'s Tier 1 for the same pool', async () => {
+    it("puts what it stored into the chat surface's Tier 1 for the same pool", async () => {
       const client = await open();
-      await call(client, 'store_memory', { content: `The ${pool} team writes commit messages in the imperative`, type: 'USER', category: 'preference' });
+      await call(client, 'store_memory', {
+        content: `The ${pool} team writes commit messages in the imperative`,
+        type: 'USER',
+        category: 'preference',
+      });
       await stack.client({ apiKey: 'alpha-key', pool }).chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
       const system = stack.upstream.chatRequests.at(-1)?.body.messages[0];
       expect(system?.role).toBe('system');
@@ -168,9 +215,15 @@ describe('MCP server', () => {
           .then(
             () => ({ status: 200, message: '' }),
             // The HTTP transport carries the status; the bridge puts it in the words of its JSON-RPC error.
-            (error: Error & { code?: number }) => ({ status: error instanceof StreamableHTTPError ? error.code! : Number(/answered (\d{3})/.exec(error.message)?.[1]), message: error.message }),
+            (error: Error & { code?: number }) => ({
+              status: error instanceof StreamableHTTPError ? error.code! : Number(/answered (\d{3})/.exec(error.message)?.[1]),
+              message: error.message,
+            }),
           );
-      expect(await refusal({ key: 'alpha-key', pool: 'beta' })).toEqual({ status: 403, message: expect.stringContaining('this API key is not granted that pool') });
+      expect(await refusal({ key: 'alpha-key', pool: 'beta' })).toEqual({
+        status: 403,
+        message: expect.stringContaining('this API key is not granted that pool'),
+      });
       expect(await refusal({ pool })).toEqual({ status: 401, message: expect.stringContaining('a valid Engram API key is required') });
       expect(await refusal({ key: 'wrong-key', pool })).toMatchObject({ status: 401 });
     });
@@ -202,18 +255,31 @@ describe('MCP server', () => {
     const headers = { authorization: 'Bearer alpha-key' };
     const get = await fetch(`${stack.gateway.url}/mcp`, { headers: { ...headers, accept: 'text/event-stream' } });
     expect(get.status).toBe(405);
-    const post = await fetch(`${stack.gateway.url}/mcp`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{not json' });
+    const post = await fetch(`${stack.gateway.url}/mcp`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: '{not json',
+    });
     expect(post.status).toBe(400);
     expect(await post.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: the request body is not valid JSON.' } });
     const deep = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"memory_search","arguments":{"query":${'['.repeat(5_000)}${']'.repeat(5_000)}}}}`;
-    const tooDeep = await fetch(`${stack.gateway.url}/mcp`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: deep });
+    const tooDeep = await fetch(`${stack.gateway.url}/mcp`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: deep,
+    });
     expect(tooDeep.status).toBe(400);
     expect(await tooDeep.json()).toMatchObject({ error: { code: -32700, message: expect.stringContaining('deeper than 128 levels') } });
     expect((await fetch(`${stack.gateway.url}/pools/..%2Fetc/mcp`, { method: 'POST', headers, body: '{}' })).status).toBe(400);
   });
 
   it('refuses a web page that is not on this machine (DNS rebinding), and serves one that is', async () => {
-    const initialize = JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'page', version: '1' } } });
+    const initialize = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'page', version: '1' } },
+    });
     const post = (origin: string) =>
       fetch(`${stack.gateway.url}/mcp`, {
         method: 'POST',
@@ -222,7 +288,10 @@ describe('MCP server', () => {
       });
     const rebound = await post('http://evil.example:8080');
     expect(rebound.status).toBe(403);
-    expect(await rebound.json()).toMatchObject({ jsonrpc: '2.0', error: { message: expect.stringContaining('only accepted from localhost origins') } });
+    expect(await rebound.json()).toMatchObject({
+      jsonrpc: '2.0',
+      error: { message: expect.stringContaining('only accepted from localhost origins') },
+    });
     expect((await post('http://localhost:6274')).status).toBe(200);
   });
 
@@ -253,15 +322,27 @@ describe('MCP server', () => {
     };
     const viaStdio = async (recipe: StdioRecipe): Promise<Client> => {
       const client = new Client({ name: 'readme-recipe', version: '1.0.0' });
-      await client.connect(new StdioClientTransport({ command: recipe.command, args: [...recipe.args], cwd, env: { PATH: process.env['PATH'] ?? '', ...recipe.env }, stderr: 'pipe' }));
+      await client.connect(
+        new StdioClientTransport({
+          command: recipe.command,
+          args: [...recipe.args],
+          cwd,
+          env: { PATH: process.env['PATH'] ?? '', ...recipe.env },
+          stderr: 'pipe',
+        }),
+      );
       return client;
     };
 
-    it('Claude Code: the open-mode line works in open mode, the keyed line reaches the key\'s pool', async () => {
+    it("Claude Code: the open-mode line works in open mode, the keyed line reaches the key's pool", async () => {
       const [openLine, keyedLine] = claudeCodeMcpCommands();
       expect(keyedLine).toContain('--header');
-      expect(await roundTrip(await viaHttp(claudeCodeRecipe(openLine!, { origin: openGateway.url, env })), 'Claude Code recipe fact open')).toContain('] Claude Code recipe fact open');
-      expect(await roundTrip(await viaHttp(claudeCodeRecipe(keyedLine!, { origin: stack.gateway.url, env })), 'Claude Code recipe fact keyed')).toContain('] Claude Code recipe fact keyed');
+      expect(await roundTrip(await viaHttp(claudeCodeRecipe(openLine!, { origin: openGateway.url, env })), 'Claude Code recipe fact open')).toContain(
+        '] Claude Code recipe fact open',
+      );
+      expect(
+        await roundTrip(await viaHttp(claudeCodeRecipe(keyedLine!, { origin: stack.gateway.url, env })), 'Claude Code recipe fact keyed'),
+      ).toContain('] Claude Code recipe fact keyed');
       await expect(viaHttp(claudeCodeRecipe(openLine!, { origin: stack.gateway.url, env }))).rejects.toMatchObject({ code: 401 });
     });
 
@@ -269,24 +350,40 @@ describe('MCP server', () => {
       ['Cursor', cursorRecipe],
       ['Codex', codexRecipe],
     ] as const)('%s: the configuration works with a key and, without it, in open mode', async (name, recipe) => {
-      expect(await roundTrip(await viaHttp(recipe({ origin: stack.gateway.url, env })), `${name} recipe fact keyed`)).toContain(`] ${name} recipe fact keyed`);
-      expect(await roundTrip(await viaHttp(recipe({ origin: openGateway.url, env, open: true })), `${name} recipe fact open`)).toContain(`] ${name} recipe fact open`);
+      expect(await roundTrip(await viaHttp(recipe({ origin: stack.gateway.url, env })), `${name} recipe fact keyed`)).toContain(
+        `] ${name} recipe fact keyed`,
+      );
+      expect(await roundTrip(await viaHttp(recipe({ origin: openGateway.url, env, open: true })), `${name} recipe fact open`)).toContain(
+        `] ${name} recipe fact open`,
+      );
       await expect(viaHttp(recipe({ origin: stack.gateway.url, env, open: true }))).rejects.toMatchObject({ code: 401 });
     });
 
     it('Claude Desktop: the configured command bridges stdio to the gateway, with a key and in open mode', async () => {
-      expect(await roundTrip(await viaStdio(claudeDesktopRecipe({ origin: stack.gateway.url, env })), 'Claude Desktop recipe fact keyed')).toContain('] Claude Desktop recipe fact keyed');
-      expect(await roundTrip(await viaStdio(claudeDesktopRecipe({ origin: openGateway.url, env, open: true })), 'Claude Desktop recipe fact open')).toContain('] Claude Desktop recipe fact open');
+      expect(await roundTrip(await viaStdio(claudeDesktopRecipe({ origin: stack.gateway.url, env })), 'Claude Desktop recipe fact keyed')).toContain(
+        '] Claude Desktop recipe fact keyed',
+      );
+      expect(
+        await roundTrip(await viaStdio(claudeDesktopRecipe({ origin: openGateway.url, env, open: true })), 'Claude Desktop recipe fact open'),
+      ).toContain('] Claude Desktop recipe fact open');
     });
 
     it('every recipe stored in the pool its key or mode implies', async () => {
       const recipeFacts = async (gateway: string, pool: string, key?: string): Promise<string[]> =>
-        ((await (await fetch(`${gateway}/engram/pools/${pool}/memories?limit=500`, { headers: key ? { authorization: `Bearer ${key}` } : {} })).json()) as { data: { content: string }[] }).data
+        (
+          (await (
+            await fetch(`${gateway}/engram/pools/${pool}/memories?limit=500`, { headers: key ? { authorization: `Bearer ${key}` } : {} })
+          ).json()) as { data: { content: string }[] }
+        ).data
           .map((entry) => entry.content)
           .filter((content) => content.includes(' recipe fact '))
           .sort();
-      expect(await recipeFacts(stack.gateway.url, 'alpha', 'alpha-key')).toEqual(['Claude Code', 'Claude Desktop', 'Codex', 'Cursor'].map((name) => `${name} recipe fact keyed`));
-      expect(await recipeFacts(openGateway.url, 'default')).toEqual(['Claude Code', 'Claude Desktop', 'Codex', 'Cursor'].map((name) => `${name} recipe fact open`));
+      expect(await recipeFacts(stack.gateway.url, 'alpha', 'alpha-key')).toEqual(
+        ['Claude Code', 'Claude Desktop', 'Codex', 'Cursor'].map((name) => `${name} recipe fact keyed`),
+      );
+      expect(await recipeFacts(openGateway.url, 'default')).toEqual(
+        ['Claude Code', 'Claude Desktop', 'Codex', 'Cursor'].map((name) => `${name} recipe fact open`),
+      );
     });
   });
 });

@@ -47,7 +47,12 @@ describe('memory service over TCP RPC', () => {
       const purge = await attacker.call({ pattern: MemoryPattern.Purge, data: { pool, id: 'whatever', actor: 'user' }, id: '4' });
       expect(purge).toMatchObject({ err: { code: 'unauthorized' } });
       // The same framing with the token is served: the refusal is the token's, not the client's.
-      const served = await attacker.call({ pattern: MemoryPattern.List, data: { pool }, id: '5', metadata: { [INTERNAL_TOKEN_METADATA_KEY]: token! } });
+      const served = await attacker.call({
+        pattern: MemoryPattern.List,
+        data: { pool },
+        id: '5',
+        metadata: { [INTERNAL_TOKEN_METADATA_KEY]: token! },
+      });
       expect(JSON.stringify(served)).toContain('staging password');
     } finally {
       attacker.close();
@@ -74,9 +79,7 @@ describe('memory service over TCP RPC', () => {
     const hits = await client.call(MemoryPattern.Search, { pool, query: 'pnpm', recordReference: true });
     expect(hits.map((hit) => hit.entry.id)).toContain(fact.id);
 
-    expect((await client.call(MemoryPattern.List, { pool })).map((entry) => entry.id).sort()).toEqual(
-      [stored.id, fact.id].sort(),
-    );
+    expect((await client.call(MemoryPattern.List, { pool })).map((entry) => entry.id).sort()).toEqual([stored.id, fact.id].sort());
 
     const updated = await client.call(MemoryPattern.Update, { pool, actor, id: fact.id, content: 'The project builds with pnpm' });
     expect(updated.content).toBe('The project builds with pnpm');
@@ -144,13 +147,21 @@ describe('memory service over TCP RPC', () => {
     const categorize = new Queue(QueueName.Categorize, { connection: { url: redis.url } });
     const consolidate = new Queue(QueueName.Consolidate, { connection: { url: redis.url } });
     try {
-      await eventually(async () => expect((await categorize.getJobs(['waiting', 'delayed'])).map((job) => job.data.memoryId)).toContain(entry.id), { timeout: 5_000 });
+      await eventually(async () => expect((await categorize.getJobs(['waiting', 'delayed'])).map((job) => job.data.memoryId)).toContain(entry.id), {
+        timeout: 5_000,
+      });
       for (const content of ['fact two about builds', 'fact three about tests', 'fact four about lint']) {
         await client.call(MemoryPattern.Store, { pool, actor: 'user', content, category: 'project' });
       }
-      await eventually(async () => expect((await consolidate.getJobs(['waiting', 'delayed'])).some((job) => job.name === JobName.ConsolidatePool && job.data.pool === pool)).toBe(true), {
+      await eventually(
+        async () =>
+          expect(
+            (await consolidate.getJobs(['waiting', 'delayed'])).some((job) => job.name === JobName.ConsolidatePool && job.data.pool === pool),
+          ).toBe(true),
+        {
           timeout: 5_000,
-        });
+        },
+      );
     } finally {
       await categorize.close();
       await consolidate.close();
@@ -164,7 +175,11 @@ describe('memory service over TCP RPC', () => {
     try {
       const exchange = (user: string) => ({ user, assistant: 'Noted.' });
       const job = (jobPool: string, requestId: string, user: string, delay = 0) =>
-        extract.add(JobName.ExtractExchange, { pool: jobPool, suggestions: [], exchange: exchange(user), requestId }, { jobId: `extract.${requestId}`, delay });
+        extract.add(
+          JobName.ExtractExchange,
+          { pool: jobPool, suggestions: [], exchange: exchange(user), requestId },
+          { jobId: `extract.${requestId}`, delay },
+        );
       await job(pool, 'r-first', 'Remember: the vault code is 5521-alpha.');
       await job(pool, 'r-later', 'Correction: The vault code is 9034-beta', 60_000);
       await job(pool, 'r-unrelated', 'I like green tea');
@@ -173,8 +188,7 @@ describe('memory service over TCP RPC', () => {
       await client.call(MemoryPattern.Update, { pool, actor, id: entry.id, content: 'the vault code is 9034-beta' });
 
       await client.call(MemoryPattern.Purge, { pool, actor, id: entry.id });
-      const remaining = async () =>
-        (await extract.getJobs(['waiting', 'delayed', 'completed', 'failed', 'active'])).map((found) => found.id).sort();
+      const remaining = async () => (await extract.getJobs(['waiting', 'delayed', 'completed', 'failed', 'active'])).map((found) => found.id).sort();
       await eventually(async () => expect(await remaining()).toEqual(['extract.r-other', 'extract.r-unrelated']), { timeout: 10_000 });
     } finally {
       await extract.obliterate({ force: true });
@@ -201,8 +215,8 @@ describe('memory service over TCP RPC', () => {
       const categorize = new Queue(QueueName.Categorize, { connection: { url: secondRedis.url } });
       try {
         await eventually(async () => expect((await categorize.getJobs(['waiting', 'delayed'])).map((job) => job.data.memoryId)).toContain(entry.id), {
-            timeout: 10_000,
-          });
+          timeout: 10_000,
+        });
       } finally {
         await categorize.close();
       }

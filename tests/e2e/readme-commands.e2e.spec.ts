@@ -63,7 +63,10 @@ describe('README.md', () => {
   it('shows the Claude Code and Codex settings the gateway end-to-end tests use', () => {
     const doc = readFileSync(join(repoRoot, CLIENT_DOC), 'utf8');
     expect(readFileSync(join(repoRoot, 'tests/support/client-config-doc.ts'), 'utf8')).toContain(CLIENT_DOC);
-    const fenced = (lang: string): string[] => fencedBlocks(doc).filter((block) => block.lang === lang).map((block) => block.text);
+    const fenced = (lang: string): string[] =>
+      fencedBlocks(doc)
+        .filter((block) => block.lang === lang)
+        .map((block) => block.text);
     const readme = readmeBlocks();
     const claude = fenced('sh')[0]!;
     const codex = fenced('toml')[0]!;

@@ -49,9 +49,23 @@ describe('ops/RECOVERY.md, followed word for word', () => {
     const ids: string[] = [];
     try {
       const pool = 'default';
-      ids.push((await client.call(MemoryPattern.Store, { pool, actor: 'user', content: 'I prefer short answers', type: 'USER', category: 'preference' })).id);
-      ids.push((await client.call(MemoryPattern.Store, { pool, actor: 'llm', content: 'The NAS runs the stack with docker compose', category: 'environment' })).id);
-      ids.push((await client.call(MemoryPattern.Store, { pool, actor: 'llm', content: 'Postgres was ruled out for the data layer', category: 'decision' })).id);
+      ids.push(
+        (await client.call(MemoryPattern.Store, { pool, actor: 'user', content: 'I prefer short answers', type: 'USER', category: 'preference' })).id,
+      );
+      ids.push(
+        (
+          await client.call(MemoryPattern.Store, {
+            pool,
+            actor: 'llm',
+            content: 'The NAS runs the stack with docker compose',
+            category: 'environment',
+          })
+        ).id,
+      );
+      ids.push(
+        (await client.call(MemoryPattern.Store, { pool, actor: 'llm', content: 'Postgres was ruled out for the data layer', category: 'decision' }))
+          .id,
+      );
     } finally {
       await client.close();
     }

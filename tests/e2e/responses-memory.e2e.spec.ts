@@ -3,12 +3,7 @@ import type { ResponseStreamEvent } from 'openai/resources/responses/responses';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { codexProvider, DOC_ORIGIN } from '../support/client-config-doc.js';
 import type { RecordedRequest } from '../support/scripted-http.js';
-import {
-  responsesCall,
-  responsesOutput,
-  type ResponsesItemJson,
-  type ResponsesReply,
-} from '../support/scripted-responses-upstream.js';
+import { responsesCall, responsesOutput, type ResponsesItemJson, type ResponsesReply } from '../support/scripted-responses-upstream.js';
 import { expectExtraction, startSurfacesStack, type SurfacesStack } from '../support/surfaces-stack.js';
 
 const MEMORY_TOOLS = ['store_memory', 'memory_search', 'memory_list', 'memory_update', 'memory_delete', 'memory_refresh'];
@@ -26,21 +21,33 @@ function model(_request: RecordedRequest, conversation: readonly ResponsesItemJs
   const last = conversation.at(-1);
   const output = last?.type === 'function_call_output' ? String(last['output']) : undefined;
   if (said.startsWith('STORE ')) {
-    return output !== undefined ? responsesOutput('Noted.') : responsesOutput(responsesCall('store_memory', { content: said.slice(6), type: 'USER', category: 'preference' }));
+    return output !== undefined
+      ? responsesOutput('Noted.')
+      : responsesOutput(responsesCall('store_memory', { content: said.slice(6), type: 'USER', category: 'preference' }));
   }
   // NOTE stores a decision, which never reaches Tier 1, so that a later search lists it (Tier 1 entries are left out).
   if (said.startsWith('NOTE ')) {
-    return output !== undefined ? responsesOutput('Noted.') : responsesOutput(responsesCall('store_memory', { content: said.slice(5), type: 'MEMORY', category: 'decision' }));
+    return output !== undefined
+      ? responsesOutput('Noted.')
+      : responsesOutput(responsesCall('store_memory', { content: said.slice(5), type: 'MEMORY', category: 'decision' }));
   }
   if (said.startsWith('RECALL ')) {
-    return output !== undefined ? responsesOutput(`Memory says: ${output}`) : responsesOutput('Let me check.', responsesCall('memory_search', { query: said.slice(7) }));
+    return output !== undefined
+      ? responsesOutput(`Memory says: ${output}`)
+      : responsesOutput('Let me check.', responsesCall('memory_search', { query: said.slice(7) }));
   }
   if (said.startsWith('MIXED')) {
     if (output !== undefined) return responsesOutput(`Weather tool said: ${output}`);
     return responsesOutput(responsesCall('memory_search', { query: 'weather' }), responsesCall('get_weather', { city: 'Oslo' }));
   }
   if (said.startsWith('SUGGEST')) return responsesOutput('Sure. <MEMORY_SUGGEST>User likes green tea</MEMORY_SUGGEST> Anything else?');
-  if (said.startsWith('ECHO')) return responsesOutput(`Earlier you said: ${conversation.filter((item) => item['role'] === 'user').map(textOf).join(' / ')}`);
+  if (said.startsWith('ECHO'))
+    return responsesOutput(
+      `Earlier you said: ${conversation
+        .filter((item) => item['role'] === 'user')
+        .map(textOf)
+        .join(' / ')}`,
+    );
   return responsesOutput('Plain answer.');
 }
 
@@ -133,7 +140,9 @@ describe('Codex CLI through Engram: OpenAI Responses with memory', () => {
 
   it('in a turn mixing memory and client calls gives Codex its own call only, and a previous_response_id continuation works', async () => {
     const client = codex('codex-mixed');
-    const tools = [{ type: 'function' as const, name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } }, strict: false }];
+    const tools = [
+      { type: 'function' as const, name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } }, strict: false },
+    ];
     const first = await client.responses.stream({ model: MODEL, input: 'MIXED weather?', tools }).finalResponse();
     expect(first.output).toEqual([expect.objectContaining({ type: 'function_call', name: 'get_weather', arguments: '{"city":"Oslo"}' })]);
     const call = first.output[0] as { call_id: string };
@@ -151,7 +160,11 @@ describe('Codex CLI through Engram: OpenAI Responses with memory', () => {
       model: MODEL,
       tools,
       store: false,
-      input: [{ role: 'user', content: 'MIXED weather?' }, ...first.output, { type: 'function_call_output', call_id: call.call_id, output: 'rainy' }] as OpenAI.Responses.ResponseInput,
+      input: [
+        { role: 'user', content: 'MIXED weather?' },
+        ...first.output,
+        { type: 'function_call_output', call_id: call.call_id, output: 'rainy' },
+      ] as OpenAI.Responses.ResponseInput,
     });
     expect(resent.output_text).toBe('Weather tool said: rainy');
   });
@@ -168,24 +181,41 @@ describe('Codex CLI through Engram: OpenAI Responses with memory', () => {
 
   describe('upstream failures reach the client in OpenAI’s error shape', () => {
     it('relays the upstream’s own error', async () => {
-      stack.responses.reply({ kind: 'error', status: 429, errorType: 'rate_limit_error', message: 'Rate limit reached', code: 'rate_limit_exceeded' });
-      const error = await codex().responses.create({ model: MODEL, input: 'hello' }).catch((caught: unknown) => caught);
+      stack.responses.reply({
+        kind: 'error',
+        status: 429,
+        errorType: 'rate_limit_error',
+        message: 'Rate limit reached',
+        code: 'rate_limit_exceeded',
+      });
+      const error = await codex()
+        .responses.create({ model: MODEL, input: 'hello' })
+        .catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(OpenAI.RateLimitError);
       expect(error).toMatchObject({ code: 'rate_limit_exceeded', message: expect.stringContaining('Rate limit reached') });
     });
 
     it('answers 502 when the upstream drops the connection and 504 when it is silent', async () => {
       stack.responses.reply({ kind: 'drop' });
-      const dropped = await codex().responses.create({ model: MODEL, input: 'hello' }).catch((caught: unknown) => caught);
+      const dropped = await codex()
+        .responses.create({ model: MODEL, input: 'hello' })
+        .catch((caught: unknown) => caught);
       expect(dropped).toMatchObject({ status: 502, type: 'upstream_error', code: 'upstream_unavailable' });
 
       stack.responses.reply({ kind: 'hang' });
-      const silent = await codex().responses.create({ model: MODEL, input: 'hello' }).catch((caught: unknown) => caught);
+      const silent = await codex()
+        .responses.create({ model: MODEL, input: 'hello' })
+        .catch((caught: unknown) => caught);
       expect(silent).toMatchObject({ status: 504, type: 'upstream_error', code: 'upstream_timeout' });
     });
 
     it('ends a stream that fails after the memory round with response.failed', async () => {
-      stack.responses.reply(responsesOutput(responsesCall('memory_list', {})), { kind: 'error', status: 500, errorType: 'server_error', message: 'The server had an error' });
+      stack.responses.reply(responsesOutput(responsesCall('memory_list', {})), {
+        kind: 'error',
+        status: 500,
+        errorType: 'server_error',
+        message: 'The server had an error',
+      });
       const events: ResponseStreamEvent[] = [];
       for await (const event of await codex('codex-errors').responses.create({ model: MODEL, input: 'hello', stream: true })) events.push(event);
       const last = events.at(-1);

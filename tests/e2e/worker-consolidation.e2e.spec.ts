@@ -146,10 +146,7 @@ describe('consolidation with a model, through the official SDK to a scripted ups
     const job = await stack.enqueue({ name: JobName.ConsolidatePool, data });
     const outcome = await stack.finished(job);
     expect(outcome).toMatchObject({ outcome: 'consolidated', planner: 'deterministic', before: 5, after: 4 });
-    expect((outcome as { refused: string[] }).refused).toEqual([
-      expect.stringMatching(/missing/),
-      expect.stringMatching(/missing/),
-    ]);
+    expect((outcome as { refused: string[] }).refused).toEqual([expect.stringMatching(/missing/), expect.stringMatching(/missing/)]);
     // Only the near-duplicate preference merged; the Node facts differ and both stay, as does the dropped one.
     const active = await stack.client.call(MemoryPattern.List, { pool: 'dropped' });
     expect(active.map((entry) => entry.content).sort()).toEqual([

@@ -35,20 +35,29 @@ describe('a <MEMORY_SUGGEST> marker becomes a memory through gateway, queue and 
     });
     expect(answer.choices[0]?.message.content).not.toContain('MEMORY_SUGGEST');
 
-    await eventually(async () => expect((await memory.call(MemoryPattern.List, { pool: 'team' })).map((entry) => [entry.content, entry.source])).toEqual([['The staging database is read-only', 'marker']]), {
+    await eventually(
+      async () =>
+        expect((await memory.call(MemoryPattern.List, { pool: 'team' })).map((entry) => [entry.content, entry.source])).toEqual([
+          ['The staging database is read-only', 'marker'],
+        ]),
+      {
         timeout: 20_000,
-      });
+      },
+    );
     const events = await memory.call(MemoryPattern.EventsAfter, { after: 0, pool: 'team' });
     expect(events.filter((event) => event.type === 'memory.stored')).toEqual([expect.objectContaining({ actor: 'worker:extract' })]);
 
     // The finished job stays in Redis for a day, without the conversation it no longer needs.
     const extract = new Queue(QueueName.Extract, { connection: { url: stack.redis.url } });
     try {
-      const [finished] = await eventually(async () => {
-        const completed = await extract.getJobs(['completed']);
-        expect(completed).toHaveLength(1);
-        return completed;
-      }, { timeout: 10_000 });
+      const [finished] = await eventually(
+        async () => {
+          const completed = await extract.getJobs(['completed']);
+          expect(completed).toHaveLength(1);
+          return completed;
+        },
+        { timeout: 10_000 },
+      );
       expect(finished?.data).toMatchObject({ pool: 'team', suggestions: [], exchange: { user: '', assistant: '' } });
       expect(JSON.stringify(finished?.data)).not.toMatch(/staging|migrations/i);
     } finally {

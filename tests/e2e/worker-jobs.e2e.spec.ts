@@ -26,7 +26,9 @@ describe('worker jobs against the real memory service', () => {
     const pool = 'categorize';
     const entry = await stack.client.call(MemoryPattern.Store, { pool, actor: user, content: 'The Docker daemon crashed on M1 after sleep' });
     expect(entry.category).toBeNull();
-    await eventually(async () => expect((await stack.client.call(MemoryPattern.Get, { pool, id: entry.id })).category).toBe('gotcha'), { timeout: 15_000 });
+    await eventually(async () => expect((await stack.client.call(MemoryPattern.Get, { pool, id: entry.id })).category).toBe('gotcha'), {
+      timeout: 15_000,
+    });
     const events = await stack.events(pool);
     const stored = events.find((event) => event.type === 'memory.stored');
     expect(events.filter((event) => event.type === 'memory.categorized')).toEqual([
@@ -37,7 +39,9 @@ describe('worker jobs against the real memory service', () => {
   it('leaves the same state when a job is delivered twice', async () => {
     const pool = 'duplicate';
     const entry = await stack.client.call(MemoryPattern.Store, { pool, actor: user, content: 'User prefers concise answers' });
-    await eventually(async () => expect((await stack.client.call(MemoryPattern.Get, { pool, id: entry.id })).category).toBe('preference'), { timeout: 15_000 });
+    await eventually(async () => expect((await stack.client.call(MemoryPattern.Get, { pool, id: entry.id })).category).toBe('preference'), {
+      timeout: 15_000,
+    });
     const before = await stack.events(pool);
     const stored = before.find((event) => event.type === 'memory.stored');
     const data = { pool, memoryId: entry.id, eventId: stored?.id ?? 'missing' };
@@ -137,7 +141,9 @@ describe('worker jobs against the real memory service', () => {
       ]),
     );
     const consolidated = (await stack.events(pool)).filter((event) => event.type === 'memory.consolidated');
-    expect(consolidated).toEqual([expect.objectContaining({ actor: 'worker:consolidate', data: expect.objectContaining({ model: 'deterministic' }) })]);
+    expect(consolidated).toEqual([
+      expect.objectContaining({ actor: 'worker:consolidate', data: expect.objectContaining({ model: 'deterministic' }) }),
+    ]);
   });
 
   it('keeps a job that keeps failing in the failed set, where an operator sees it and retries it', async () => {
@@ -151,7 +157,9 @@ describe('worker jobs against the real memory service', () => {
     expect(counts[QueueName.Categorize]?.failed).toBe(1);
     const retry = await fetch(`${health}/queues/${QueueName.Categorize}/retry-failed`, { method: 'POST' });
     expect(await retry.json()).toEqual({ queue: QueueName.Categorize, retried: 1 });
-    await eventually(async () => expect((await stack.queue(QueueName.Categorize).getJob('categorize-bad-pool'))?.attemptsMade).toBe(2), { timeout: 10_000 });
+    await eventually(async () => expect((await stack.queue(QueueName.Categorize).getJob('categorize-bad-pool'))?.attemptsMade).toBe(2), {
+      timeout: 10_000,
+    });
   });
 
   it('serves only the queues WORKER_QUEUES names, and refuses to boot on an unknown one', async () => {

@@ -62,8 +62,7 @@ export async function startWorkerStack(options: {
       await eventsOf(name);
       return queue(name).add(item.name, item.data, jobOptions ?? jobOptionsFor(item));
     },
-    finished: async (job, timeoutMs = 30_000) =>
-      job.waitUntilFinished(await eventsOf(job.queueName as QueueName), timeoutMs) as Promise<unknown>,
+    finished: async (job, timeoutMs = 30_000) => job.waitUntilFinished(await eventsOf(job.queueName as QueueName), timeoutMs) as Promise<unknown>,
     queue,
     events: (pool) => client.call(MemoryPattern.EventsAfter, { after: 0, pool, limit: 1000 }),
     restartWorker: async () => {

@@ -16,12 +16,13 @@ interface LintMessage {
 async function lintFixtures(files: readonly string[]): Promise<Map<string, LintMessage[]>> {
   await run(process.execPath, [join(repoRoot, 'node_modules/nx/dist/bin/nx.js'), 'show', 'projects'], { cwd: repoRoot });
   const eslint = join(repoRoot, 'node_modules/eslint/bin/eslint.js');
-  const result = await run(process.execPath, [eslint, '--no-ignore', '--format', 'json', ...files], { cwd: repoRoot, maxBuffer: 16 * 1024 * 1024 }).catch(
-    (error: { stdout?: string; code?: number }) => {
-      if (error.code !== 1 || !error.stdout) throw error;
-      return { stdout: error.stdout };
-    },
-  );
+  const result = await run(process.execPath, [eslint, '--no-ignore', '--format', 'json', ...files], {
+    cwd: repoRoot,
+    maxBuffer: 16 * 1024 * 1024,
+  }).catch((error: { stdout?: string; code?: number }) => {
+    if (error.code !== 1 || !error.stdout) throw error;
+    return { stdout: error.stdout };
+  });
   const reports = JSON.parse(result.stdout) as { filePath: string; messages: LintMessage[] }[];
   return new Map(reports.map((report) => [report.filePath.slice(repoRoot.length), report.messages]));
 }

@@ -21,7 +21,11 @@ export function scriptedMemoryModel(request: RecordedRequest): Record<string, un
   if (last?.content?.startsWith('Remember')) {
     const args = JSON.stringify({ content: DEPLOY_FACT, type: 'USER', category: 'environment' });
     return completion(
-      { role: 'assistant', content: null, tool_calls: [{ id: 'call_store_1', type: 'function', function: { name: 'store_memory', arguments: args } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'call_store_1', type: 'function', function: { name: 'store_memory', arguments: args } }],
+      },
       'tool_calls',
     );
   }

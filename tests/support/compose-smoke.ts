@@ -91,8 +91,16 @@ const step = (what: string): void => void process.stdout.write(`compose-smoke: $
 /** Overwrites the second page of engram.db in the volume, as a failing disk would. */
 const corruptDatabase = (): void => {
   compose('stop', 'gateway', 'worker', 'memory');
-  compose('run', '--rm', '--no-deps', '-T', 'memory', 'node', '-e',
-    "const fs = require('node:fs'); const fd = fs.openSync('/data/engram.db', 'r+'); fs.writeSync(fd, Buffer.alloc(4096, 0x5a), 0, 4096, 4096);");
+  compose(
+    'run',
+    '--rm',
+    '--no-deps',
+    '-T',
+    'memory',
+    'node',
+    '-e',
+    "const fs = require('node:fs'); const fd = fs.openSync('/data/engram.db', 'r+'); fs.writeSync(fd, Buffer.alloc(4096, 0x5a), 0, 4096, 4096);",
+  );
 };
 const engram = (...args: string[]): string => compose('run', '--rm', '--no-deps', '-T', 'memory', 'npx', 'engram', ...args);
 const assertRemembered = (): void =>
@@ -163,7 +171,7 @@ try {
   // Published on every interface without ENGRAM_API_KEYS: the gateway says so.
   assert.match(compose('logs', '--no-color', 'gateway'), /ENGRAM_API_KEYS is empty and the gateway listens on 0\.0\.0\.0/);
   assert.equal(((await (await fetch(`http://127.0.0.1:${gatewayPort}/readyz`)).json()) as { auth?: string }).auth, 'open');
-  step('running the README\'s docker compose and ops/ lines');
+  step("running the README's docker compose and ops/ lines");
   for (const command of readmeCommands().filter((line) => line.startsWith('docker compose ') || line.startsWith('ops/'))) {
     // `docker compose up -d` and ops/restore.sh recreate the containers, and their logs go with them: the
     // README's log search then looks for a request made since, as a person follows a fresh request's id.

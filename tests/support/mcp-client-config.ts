@@ -51,7 +51,10 @@ export function claudeCodeMcpCommands(): string[] {
 
 /** Runs a README `claude mcp add ...` line in a real shell, with a `claude` that hands back what it was given. */
 export function claudeCodeRecipe(command: string, { origin, env }: RecipeOptions): HttpRecipe {
-  const argv = execFileSync('sh', ['-c', `claude() { printf '%s\\0' "$@"; }; ${command}`], { env: { PATH: process.env['PATH'] ?? '', ...env }, encoding: 'utf8' })
+  const argv = execFileSync('sh', ['-c', `claude() { printf '%s\\0' "$@"; }; ${command}`], {
+    env: { PATH: process.env['PATH'] ?? '', ...env },
+    encoding: 'utf8',
+  })
     .split('\0')
     .slice(0, -1);
   const [mcp, add, ...rest] = argv;
@@ -74,8 +77,16 @@ export function claudeCodeRecipe(command: string, { origin, env }: RecipeOptions
 
 /** `~/.cursor/mcp.json`'s server, its `${env:NAME}` values filled in as Cursor does. */
 export function cursorRecipe({ origin, env, open = false }: RecipeOptions): HttpRecipe {
-  const server = (JSON.parse(block('json', '"url"')) as { mcpServers: { engram: { url: string; headers?: Record<string, string> } } }).mcpServers.engram;
-  const headers = open ? {} : Object.fromEntries(Object.entries(server.headers ?? {}).map(([name, value]) => [name, value.replace(/\$\{env:(\w+)\}/g, (_, variable: string) => env[variable] ?? '')]));
+  const server = (JSON.parse(block('json', '"url"')) as { mcpServers: { engram: { url: string; headers?: Record<string, string> } } }).mcpServers
+    .engram;
+  const headers = open
+    ? {}
+    : Object.fromEntries(
+        Object.entries(server.headers ?? {}).map(([name, value]) => [
+          name,
+          value.replace(/\$\{env:(\w+)\}/g, (_, variable: string) => env[variable] ?? ''),
+        ]),
+      );
   return { url: at(server.url, origin), headers };
 }
 
@@ -90,7 +101,9 @@ export function codexRecipe({ origin, env, open = false }: RecipeOptions): HttpR
 
 /** `claude_desktop_config.json`'s server: the command Claude Desktop launches, in this clone. */
 export function claudeDesktopRecipe({ origin, env, open = false }: RecipeOptions): StdioRecipe {
-  const server = (JSON.parse(block('json', '"command"')) as { mcpServers: { engram: { command: string; args: string[]; env?: Record<string, string> } } }).mcpServers.engram;
+  const server = (
+    JSON.parse(block('json', '"command"')) as { mcpServers: { engram: { command: string; args: string[]; env?: Record<string, string> } } }
+  ).mcpServers.engram;
   const root = repoRoot.replace(/\/$/, '');
   return {
     command: server.command === 'node' ? process.execPath : server.command,

@@ -10,7 +10,10 @@ export interface RawResponse {
  * optionally, a declared content-length larger than the bytes sent (to test body limits without
  * pushing megabytes through a socket the server is entitled to close).
  */
-export function rawRequest(url: string, options: { method: string; path: string; headers?: Record<string, string>; body?: string }): Promise<RawResponse> {
+export function rawRequest(
+  url: string,
+  options: { method: string; path: string; headers?: Record<string, string>; body?: string },
+): Promise<RawResponse> {
   const target = new URL(url);
   return new Promise((resolve, reject) => {
     const req = request(

@@ -46,11 +46,9 @@ async function startRedisContainer(): Promise<TestRedis> {
 
 async function startLocalRedis(port: number): Promise<TestRedis> {
   const dir = mkdtempSync(join(tmpdir(), 'engram-redis-'));
-  const child = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
-    { stdio: 'ignore' },
-  );
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], {
+    stdio: 'ignore',
+  });
   await waitForRedis(port);
   return {
     url: `redis://127.0.0.1:${port}`,

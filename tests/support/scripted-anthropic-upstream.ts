@@ -236,9 +236,7 @@ export class ScriptedAnthropicUpstream {
   }
 }
 
-type AnthropicBlockJson =
-  | { type: 'text'; text: string }
-  | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
+type AnthropicBlockJson = { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
 
 export interface AnthropicMessageJson {
   id: string;

@@ -6,12 +6,56 @@ import { ScriptedHttpServer, type RecordedRequest } from './scripted-http.js';
  * where "sedan" points, as a real embedding model's would. Every other word is its own concept.
  */
 const CONCEPTS: Readonly<Record<string, string>> = {
-  car: 'car', cars: 'car', automobile: 'car', vehicle: 'car', sedan: 'car', drive: 'car', drives: 'car',
-  dog: 'pet', dogs: 'pet', puppy: 'pet', cat: 'pet', pet: 'pet', pets: 'pet', kitten: 'pet',
-  database: 'db', postgres: 'db', postgresql: 'db', sqlite: 'db', mysql: 'db',
-  deploy: 'ship', deploys: 'ship', deployment: 'ship', release: 'ship', ships: 'ship',
+  car: 'car',
+  cars: 'car',
+  automobile: 'car',
+  vehicle: 'car',
+  sedan: 'car',
+  drive: 'car',
+  drives: 'car',
+  dog: 'pet',
+  dogs: 'pet',
+  puppy: 'pet',
+  cat: 'pet',
+  pet: 'pet',
+  pets: 'pet',
+  kitten: 'pet',
+  database: 'db',
+  postgres: 'db',
+  postgresql: 'db',
+  sqlite: 'db',
+  mysql: 'db',
+  deploy: 'ship',
+  deploys: 'ship',
+  deployment: 'ship',
+  release: 'ship',
+  ships: 'ship',
 };
-const STOPWORDS = new Set(['a', 'an', 'the', 'to', 'of', 'in', 'on', 'and', 'or', 'is', 'are', 'do', 'does', 'did', 'what', 'which', 'i', 'my', 'we', 'our', 'with', 'for', 'own']);
+const STOPWORDS = new Set([
+  'a',
+  'an',
+  'the',
+  'to',
+  'of',
+  'in',
+  'on',
+  'and',
+  'or',
+  'is',
+  'are',
+  'do',
+  'does',
+  'did',
+  'what',
+  'which',
+  'i',
+  'my',
+  'we',
+  'our',
+  'with',
+  'for',
+  'own',
+]);
 const DEFAULT_DIMENSIONS = 64;
 
 export type EmbeddingsMode = 'ok' | 'error' | 'hang';
@@ -53,20 +97,23 @@ export class ScriptedEmbeddings {
   }
 
   private answer(request: RecordedRequest, response: ServerResponse): void {
-    if (request.method !== 'POST' || request.path !== '/v1/embeddings') return error(response, 404, 'Unknown request URL', 'invalid_request_error', 'unknown_url');
+    if (request.method !== 'POST' || request.path !== '/v1/embeddings')
+      return error(response, 404, 'Unknown request URL', 'invalid_request_error', 'unknown_url');
     if (this.apiKey !== undefined && request.headers.authorization !== `Bearer ${this.apiKey}`) {
       return error(response, 401, 'Incorrect API key provided.', 'invalid_request_error', 'invalid_api_key');
     }
     if (this.mode === 'hang') return;
     if (this.mode === 'error') return error(response, 500, 'The server had an error while processing your request.', 'server_error', null);
     const body = request.body as { model?: unknown; input?: unknown; encoding_format?: unknown; dimensions?: unknown };
-    if (typeof body.model !== 'string' || body.model === '') return error(response, 400, 'you must provide a model parameter', 'invalid_request_error', null, 'model');
+    if (typeof body.model !== 'string' || body.model === '')
+      return error(response, 400, 'you must provide a model parameter', 'invalid_request_error', null, 'model');
     const input = typeof body.input === 'string' ? [body.input] : body.input;
     if (!Array.isArray(input) || input.length === 0 || input.length > 2048 || !input.every((text) => typeof text === 'string' && text !== '')) {
       return error(response, 400, "'input' must be a non-empty string or array of non-empty strings", 'invalid_request_error', null, 'input');
     }
     const dimensions = body.dimensions === undefined ? DEFAULT_DIMENSIONS : Number(body.dimensions);
-    if (!Number.isInteger(dimensions) || dimensions < 1) return error(response, 400, 'dimensions must be a positive integer', 'invalid_request_error', null, 'dimensions');
+    if (!Number.isInteger(dimensions) || dimensions < 1)
+      return error(response, 400, 'dimensions must be a positive integer', 'invalid_request_error', null, 'dimensions');
     const base64 = body.encoding_format === 'base64';
     this.inputs.push(...(input as string[]));
     let tokens = 0;

@@ -113,13 +113,17 @@ export class ScriptedOpenAiUpstream {
       return;
     }
     if (request.method !== 'POST' || !request.path.endsWith('/chat/completions')) {
-      json(response, 404, { error: { message: `Unknown request URL: ${request.method} ${request.path}`, type: 'invalid_request_error', param: null, code: 'unknown_url' } });
+      json(response, 404, {
+        error: { message: `Unknown request URL: ${request.method} ${request.path}`, type: 'invalid_request_error', param: null, code: 'unknown_url' },
+      });
       return;
     }
     const reply = this.responder(request, this.chatIndex++);
     switch (reply.kind) {
       case 'error':
-        json(response, reply.status, { error: { message: reply.message, type: reply.type ?? 'server_error', param: null, code: reply.code ?? null } });
+        json(response, reply.status, {
+          error: { message: reply.message, type: reply.type ?? 'server_error', param: null, code: reply.code ?? null },
+        });
         return;
       case 'hang':
         return;
@@ -137,7 +141,12 @@ export class ScriptedOpenAiUpstream {
     if (reply.delayMs) await sleep(reply.delayMs);
     const calls = (reply.toolCalls ?? []).map(withId);
     const text = reply.chunks ? reply.chunks.join('') : (reply.text ?? '');
-    const message: Record<string, unknown> = { role: 'assistant', content: text === '' && calls.length > 0 ? null : text, refusal: null, annotations: [] };
+    const message: Record<string, unknown> = {
+      role: 'assistant',
+      content: text === '' && calls.length > 0 ? null : text,
+      refusal: null,
+      annotations: [],
+    };
     if (calls.length > 0) {
       message['tool_calls'] = calls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: argumentsText(call) } }));
     }
@@ -155,9 +164,20 @@ export class ScriptedOpenAiUpstream {
 
   private async stream(request: RecordedRequest, reply: Extract<ChatReply, { kind: 'answer' }>, response: ServerResponse): Promise<void> {
     const body = request.body as unknown as ChatRequestJson;
-    response.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-request-id': `req_${randomBytes(6).toString('hex')}` });
+    response.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      'x-request-id': `req_${randomBytes(6).toString('hex')}`,
+    });
     const includeUsage = body.stream_options?.include_usage === true;
-    const base = { id: completionId(), object: 'chat.completion.chunk', created: nowSeconds(), model: String(body.model ?? 'gpt-scripted'), service_tier: 'default', system_fingerprint: 'fp_scripted' };
+    const base = {
+      id: completionId(),
+      object: 'chat.completion.chunk',
+      created: nowSeconds(),
+      model: String(body.model ?? 'gpt-scripted'),
+      service_tier: 'default',
+      system_fingerprint: 'fp_scripted',
+    };
     const send = async (choice: Record<string, unknown> | null, usage?: unknown): Promise<boolean> => {
       if (response.destroyed) return false;
       if (reply.delayMs) await sleep(reply.delayMs);
@@ -177,7 +197,13 @@ export class ScriptedOpenAiUpstream {
       sent++;
     }
     for (const [index, call] of calls.entries()) {
-      if (!(await send({ delta: { tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }, finish_reason: null }))) return;
+      if (
+        !(await send({
+          delta: { tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] },
+          finish_reason: null,
+        }))
+      )
+        return;
       for (const fragment of chunksOf(argumentsText(call), this.options.argumentChunkSize ?? 7)) {
         if (!(await send({ delta: { tool_calls: [{ index, function: { arguments: fragment } }] }, finish_reason: null }))) return;
       }
@@ -190,7 +216,12 @@ export class ScriptedOpenAiUpstream {
 
 export interface ChatRequestJson {
   model?: string;
-  messages: { role: string; content?: unknown; tool_calls?: { id: string; function: { name: string; arguments: string } }[]; tool_call_id?: string }[];
+  messages: {
+    role: string;
+    content?: unknown;
+    tool_calls?: { id: string; function: { name: string; arguments: string } }[];
+    tool_call_id?: string;
+  }[];
   tools?: { type: string; function: { name: string; description?: string; parameters?: unknown } }[];
   stream?: boolean;
   stream_options?: { include_usage?: boolean };
@@ -234,7 +265,11 @@ function embeddingsFor(body: Record<string, unknown>): Record<string, unknown> {
 
 function json(response: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
-  response.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)), 'x-request-id': `req_${randomBytes(6).toString('hex')}` });
+  response.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(text)),
+    'x-request-id': `req_${randomBytes(6).toString('hex')}`,
+  });
   response.end(text);
 }
 

@@ -177,9 +177,7 @@ export class ScriptedResponsesUpstream {
     }
   }
 
-  private resolveConversation(
-    body: Record<string, unknown>,
-  ): { conversation: ResponsesItemJson[] } | { error: ErrorFields } {
+  private resolveConversation(body: Record<string, unknown>): { conversation: ResponsesItemJson[] } | { error: ErrorFields } {
     const previousId = body['previous_response_id'];
     let conversation: ResponsesItemJson[] = [];
     if (typeof previousId === 'string') {
@@ -228,16 +226,10 @@ export class ScriptedResponsesUpstream {
     return { conversation };
   }
 
-  private async stream(
-    response: ServerResponse,
-    body: ResponseJson,
-    delayMs: number,
-    failWith?: { code: string; message: string },
-  ): Promise<void> {
+  private async stream(response: ServerResponse, body: ResponseJson, delayMs: number, failWith?: { code: string; message: string }): Promise<void> {
     response.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'x-request-id': requestId() });
     let sequence = 0;
-    const emit = (type: string, fields: Record<string, unknown>) =>
-      writeSse(response, type, { type, sequence_number: sequence++, ...fields });
+    const emit = (type: string, fields: Record<string, unknown>) => writeSse(response, type, { type, sequence_number: sequence++, ...fields });
     const pause = () => (delayMs ? sleep(delayMs) : Promise.resolve());
     const chunkSize = this.options.chunkSize ?? 4;
 
@@ -321,11 +313,7 @@ export interface ResponseJson {
   [field: string]: unknown;
 }
 
-function buildResponse(
-  request: Record<string, unknown>,
-  reply: Extract<ResponsesReply, { kind: 'response' }>,
-  inputTokens: number,
-): ResponseJson {
+function buildResponse(request: Record<string, unknown>, reply: Extract<ResponsesReply, { kind: 'response' }>, inputTokens: number): ResponseJson {
   const output: OutputItemJson[] = reply.output.map((item) =>
     item.type === 'text'
       ? {

@@ -29,11 +29,7 @@ export interface StartOptions {
  * Starts a built app (`apps/<name>/dist/main.js`) as a real process with exactly the given
  * environment (plus PATH), and waits until it is ready.
  */
-export async function startService(
-  name: ServiceName,
-  env: Readonly<Record<string, string>>,
-  options: StartOptions = {},
-): Promise<ServiceProcess> {
+export async function startService(name: ServiceName, env: Readonly<Record<string, string>>, options: StartOptions = {}): Promise<ServiceProcess> {
   const entry = `${repoRoot}apps/${name}/dist/${options.entry ?? 'main.js'}`;
   const child = spawn(process.execPath, [entry, ...(options.args ?? [])], {
     cwd: repoRoot,

@@ -63,10 +63,7 @@ export interface RunningGateway {
 }
 
 /** A real gateway on a free port. Pass UPSTREAM_BASE_URL, REDIS_URL and the memory's clientEnv. */
-export async function startGateway(
-  env: Readonly<Record<string, string>>,
-  options: StartOptions = {},
-): Promise<RunningGateway> {
+export async function startGateway(env: Readonly<Record<string, string>>, options: StartOptions = {}): Promise<RunningGateway> {
   const port = await freePort();
   const process = await startService(
     'gateway',
@@ -83,10 +80,7 @@ export interface RunningWorker {
 }
 
 /** A real worker. Pass REDIS_URL, the memory's clientEnv, and UPSTREAM_BASE_URL when jobs call a model. */
-export async function startWorker(
-  env: Readonly<Record<string, string>>,
-  options: StartOptions = {},
-): Promise<RunningWorker> {
+export async function startWorker(env: Readonly<Record<string, string>>, options: StartOptions = {}): Promise<RunningWorker> {
   const healthPort = await freePort();
   const process = await startService(
     'worker',

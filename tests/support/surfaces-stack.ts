@@ -57,7 +57,8 @@ export async function startSurfacesStack(options: SurfacesStackOptions = {}): Pr
 export async function expectExtraction(stack: SurfacesStack, pool: string, user: string): Promise<void> {
   const queue = new Queue(QueueName.Extract, { connection: { url: stack.redis.url } });
   try {
-    const jobsOfPool = async () => (await queue.getJobs(['waiting', 'delayed', 'prioritized'])).filter((job) => (job.data as { pool?: string }).pool === pool);
+    const jobsOfPool = async () =>
+      (await queue.getJobs(['waiting', 'delayed', 'prioritized'])).filter((job) => (job.data as { pool?: string }).pool === pool);
     await eventually(async () => expect((await jobsOfPool()).length).toBeGreaterThan(0), { timeout: 10_000 });
     const [job] = await jobsOfPool();
     expect(job?.name).toBe(JobName.ExtractExchange);

@@ -78,7 +78,12 @@ export interface Tier1Plan {
   readonly tokens: number;
   readonly promptTokens: number;
   readonly counts: Readonly<Partial<Record<Tier1Reason, number>>>;
-  readonly entries: readonly { readonly entry: MemoryEntry; readonly reason: Tier1Reason; readonly confidence: number; readonly line: string | null }[];
+  readonly entries: readonly {
+    readonly entry: MemoryEntry;
+    readonly reason: Tier1Reason;
+    readonly confidence: number;
+    readonly line: string | null;
+  }[];
 }
 
 const poolPath = (pool: string) => `/engram/pools/${encodeURIComponent(pool)}`;

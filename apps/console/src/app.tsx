@@ -40,7 +40,12 @@ export function App() {
     void load();
   }, []);
 
-  if (access.state === 'checking') return <main class="page" aria-busy="true">Loading…</main>;
+  if (access.state === 'checking')
+    return (
+      <main class="page" aria-busy="true">
+        Loading…
+      </main>
+    );
   if (access.state === 'login') {
     return (
       <Login
@@ -67,7 +72,14 @@ export function App() {
   const pool = 'pool' in route ? route.pool : undefined;
   return (
     <>
-      <Header route={route} keyed={session.key() !== null} onSignOut={() => { session.clear(); setAccess({ state: 'login' }); }} />
+      <Header
+        route={route}
+        keyed={session.key() !== null}
+        onSignOut={() => {
+          session.clear();
+          setAccess({ state: 'login' });
+        }}
+      />
       <main class="page" id="main">
         {pool !== undefined && !granted.includes(pool) ? (
           <p role="alert">This key does not reach the pool “{pool}”.</p>
@@ -104,7 +116,14 @@ function Header({ route, keyed, onSignOut }: { route: Route; keyed: boolean; onS
     );
   return (
     <header class="top">
-      <a class="skip" href="#main" onClick={(event) => { event.preventDefault(); document.getElementById('main')?.focus(); }}>
+      <a
+        class="skip"
+        href="#main"
+        onClick={(event) => {
+          event.preventDefault();
+          document.getElementById('main')?.focus();
+        }}
+      >
         Skip to content
       </a>
       <nav aria-label="Console">

@@ -7,7 +7,16 @@ import { MemoriesController } from './controllers/memories.controller.js';
 import { PassthroughController } from './controllers/passthrough.controller.js';
 import { PoolsController } from './controllers/pools.controller.js';
 import { ResponsesController } from './controllers/responses.controller.js';
-import { ACCESS_SERVICE, HEALTH_SERVICE, MCP_SERVICE, MEMORY_REST_SERVICE, METRICS, SURFACES, TOKEN_COUNT_SERVICE, TURN_SERVICE } from './gateway.tokens.js';
+import {
+  ACCESS_SERVICE,
+  HEALTH_SERVICE,
+  MCP_SERVICE,
+  MEMORY_REST_SERVICE,
+  METRICS,
+  SURFACES,
+  TOKEN_COUNT_SERVICE,
+  TURN_SERVICE,
+} from './gateway.tokens.js';
 import type { MetricsRepository } from './repositories/metrics.repository.js';
 import type { AccessService } from './services/access.service.js';
 import type { HealthService } from './services/health.service.js';

@@ -138,7 +138,9 @@ async function bootstrap(): Promise<void> {
   serveConsole(app, logger);
 
   if (!keys.open && config.upstream.apiKey === undefined) {
-    logger.warn('ENGRAM_API_KEYS is set but UPSTREAM_API_KEY is not: Engram keys are never forwarded, so requests reach the upstream without credentials');
+    logger.warn(
+      'ENGRAM_API_KEYS is set but UPSTREAM_API_KEY is not: Engram keys are never forwarded, so requests reach the upstream without credentials',
+    );
   }
   const exposed = openNetworkWarning(keys, config.gateway.host);
   if (exposed) logger.warn({ host: config.gateway.host }, exposed);

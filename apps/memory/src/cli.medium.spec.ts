@@ -116,8 +116,16 @@ describe('npx engram', () => {
     expect(result.stdout).toContain('imported pool team: 2 stored, 0 updated, 0 unchanged');
     const service = await open();
     try {
-      expect(await service.get({ pool: 'team', id: user })).toMatchObject({ type: 'USER', category: 'preference', content: 'prefers short answers\nwith examples' });
-      expect(await service.get({ pool: 'team', id: fact })).toMatchObject({ type: 'MEMORY', category: 'project', content: 'deploys with docker compose' });
+      expect(await service.get({ pool: 'team', id: user })).toMatchObject({
+        type: 'USER',
+        category: 'preference',
+        content: 'prefers short answers\nwith examples',
+      });
+      expect(await service.get({ pool: 'team', id: fact })).toMatchObject({
+        type: 'MEMORY',
+        category: 'project',
+        content: 'deploys with docker compose',
+      });
       expect(service.activeCount('team')).toBe(2);
     } finally {
       await service.close();

@@ -23,7 +23,16 @@ const program = new Command('engram')
   .description('Engram operator commands: rebuild, check, recover and inspect the memory data dir; mcp, the stdio MCP bridge')
   .showHelpAfterError()
   .exitOverride();
-for (const command of [replayCommand(), verifyCommand(), importFlatCommand(), exportCommand(), statsCommand(), backupCommand(), restoreCommand(), mcpCommand()]) {
+for (const command of [
+  replayCommand(),
+  verifyCommand(),
+  importFlatCommand(),
+  exportCommand(),
+  statsCommand(),
+  backupCommand(),
+  restoreCommand(),
+  mcpCommand(),
+]) {
   program.addCommand(command.exitOverride());
 }
 

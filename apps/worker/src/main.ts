@@ -38,7 +38,12 @@ async function bootstrap(): Promise<void> {
   );
   await app.listen(config.worker.healthPort, '127.0.0.1');
   logger.info(
-    { queues: served, health: config.worker.healthPort, consolidation: llm ? config.consolidation.model : 'deterministic', embeddings: config.embeddings?.model ?? 'off' },
+    {
+      queues: served,
+      health: config.worker.healthPort,
+      consolidation: llm ? config.consolidation.model : 'deterministic',
+      embeddings: config.embeddings?.model ?? 'off',
+    },
     'worker ready',
   );
 

@@ -33,10 +33,7 @@ export class WorkerModule {
     const served = [...deps.served];
     return {
       module: WorkerModule,
-      imports: [
-        BullModule.forRoot({ connection: deps.redis }),
-        BullModule.registerQueue(...served.map((name) => ({ name }))),
-      ],
+      imports: [BullModule.forRoot({ connection: deps.redis }), BullModule.registerQueue(...served.map((name) => ({ name })))],
       controllers: [HealthController],
       providers: [
         { provide: CONFIG, useValue: deps.config },
@@ -54,7 +51,8 @@ export class WorkerModule {
           useFactory: (logger: Logger, ...queues: Queue[]) => {
             // Without a listener BullMQ prints each connection error as a multi-line console.error.
             // The shared connection already logs the outage (main.ts); here one debug line each.
-            for (const [index, queue] of queues.entries()) queue.on('error', (error) => logger.debug({ queue: served[index], error: error.message }, 'queue error'));
+            for (const [index, queue] of queues.entries())
+              queue.on('error', (error) => logger.debug({ queue: served[index], error: error.message }, 'queue error'));
             return new Map(served.map((name, index) => [name, queues[index]]));
           },
         },

@@ -28,7 +28,9 @@ describe('MemoryClient against a memory service that is not there', () => {
     const port = await listen(server);
     await new Promise((resolve) => server.close(resolve));
 
-    const failure = await clientOn(port).call(MemoryPattern.Ping, {}).catch((error: unknown) => error);
+    const failure = await clientOn(port)
+      .call(MemoryPattern.Ping, {})
+      .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(MemoryError);
     expect((failure as MemoryError).code).toBe('unavailable');
     expect((failure as MemoryError).message).toContain('ECONNREFUSED');
@@ -39,7 +41,9 @@ describe('MemoryClient against a memory service that is not there', () => {
     servers.push(server);
     const port = await listen(server);
 
-    const failure = await clientOn(port).call(MemoryPattern.Ping, {}).catch((error: unknown) => error);
+    const failure = await clientOn(port)
+      .call(MemoryPattern.Ping, {})
+      .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(MemoryError);
     expect((failure as MemoryError).code).toBe('unavailable');
   });

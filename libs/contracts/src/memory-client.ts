@@ -23,7 +23,12 @@ export class MemoryClient {
   }
 
   /** A client over Nest TCP to memory at host:port, presenting the token on every call. */
-  static connect(options: { readonly host: string; readonly port: number; readonly timeoutMs: number; readonly token: InternalTokenSource }): MemoryClient {
+  static connect(options: {
+    readonly host: string;
+    readonly port: number;
+    readonly timeoutMs: number;
+    readonly token: InternalTokenSource;
+  }): MemoryClient {
     const proxy = ClientProxyFactory.create({ transport: Transport.TCP, options: { host: options.host, port: options.port } });
     return new MemoryClient(proxy, options.timeoutMs, options.token);
   }

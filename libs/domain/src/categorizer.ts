@@ -119,7 +119,7 @@ const CUES: Readonly<Record<Category, readonly Cue[]>> = {
     ['beware', 2],
     ['watch out', 2],
     ['flaky', 2],
-    ['(?:does ?n[o\']?t|doesn\'t|won\'t|will not) work', 3],
+    ["(?:does ?n[o']?t|doesn't|won't|will not) work", 3],
     ['fails?|failing|failed', 3],
     ['broke|broken|breaks', 3],
     ['error', 1],

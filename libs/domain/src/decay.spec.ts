@@ -1,11 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import {
-  ARCHIVE_THRESHOLD,
-  calendarDaysSince,
-  decayRate,
-  effectiveConfidence,
-  shouldArchive,
-} from './decay.js';
+import { ARCHIVE_THRESHOLD, calendarDaysSince, decayRate, effectiveConfidence, shouldArchive } from './decay.js';
 import type { Category } from './memory-entry.js';
 
 const created = '2026-01-01T00:00:00.000Z';

@@ -15,9 +15,21 @@ describe('evolve', () => {
   it('memory.stored creates an active, unreferenced entry', () => {
     const state = given(stored('a'));
     expect(state.entries.get('a')).toMatchObject({
-      id: 'a', pool: 'p', type: 'MEMORY', category: 'project', content: 'content of a', confidence: 0.9,
-      createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z', lastReferenced: null,
-      referenceCount: 0, isConfirmed: false, isArchived: false, source: 'llm', supersededBy: null, supersedes: [],
+      id: 'a',
+      pool: 'p',
+      type: 'MEMORY',
+      category: 'project',
+      content: 'content of a',
+      confidence: 0.9,
+      createdAt: '2026-01-01T00:00:00.000Z',
+      updatedAt: '2026-01-01T00:00:00.000Z',
+      lastReferenced: null,
+      referenceCount: 0,
+      isConfirmed: false,
+      isArchived: false,
+      source: 'llm',
+      supersededBy: null,
+      supersedes: [],
     });
   });
 
@@ -71,7 +83,13 @@ describe('evolve', () => {
       stored('a'),
       stored('b'),
       event('memory.consolidated', {
-        id: 'c', type: 'USER', category: 'preference', content: 'merged', confidence: 0.8, supersedes: ['a', 'b'], model: 'off',
+        id: 'c',
+        type: 'USER',
+        category: 'preference',
+        content: 'merged',
+        confidence: 0.8,
+        supersedes: ['a', 'b'],
+        model: 'off',
       }),
     );
     expect(state.entries.get('c')).toMatchObject({ content: 'merged', source: 'consolidation', supersedes: ['a', 'b'], isArchived: false });
@@ -104,7 +122,13 @@ describe('evolve', () => {
       'memory.deleted': event('memory.deleted', { id: 'x', reason: null }),
       'memory.purged': event('memory.purged', { id: 'x' }),
       'memory.consolidated': event('memory.consolidated', {
-        id: 'z', type: 'MEMORY', category: null, content: 'm', confidence: 1, supersedes: ['x', 'y'], model: 'off',
+        id: 'z',
+        type: 'MEMORY',
+        category: null,
+        content: 'm',
+        confidence: 1,
+        supersedes: ['x', 'y'],
+        model: 'off',
       }),
     };
     for (const type of EVENT_TYPES) expect(affectedIds(samples[type])).toContain(type === 'memory.consolidated' ? 'z' : 'x');

@@ -120,7 +120,10 @@ export function replayEvents(events: Iterable<MemoryEvent>, from: MemoryState = 
   let lastSeq = from.lastSeq;
   for (const event of events) {
     if (event.seq <= lastSeq) continue;
-    applyChanges(entries, changesOf(event, (id) => entries.get(id)));
+    applyChanges(
+      entries,
+      changesOf(event, (id) => entries.get(id)),
+    );
     lastSeq = event.seq;
   }
   return { lastSeq, entries };

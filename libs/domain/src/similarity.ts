@@ -1,7 +1,33 @@
 /** Words that carry no fact: "The user prefers X" and "User prefers X" say the same thing. */
 const STOPWORDS = new Set([
-  'a', 'an', 'the', 'and', 'or', 'of', 'to', 'in', 'on', 'at', 'for', 'with', 'is', 'are', 'was', 'were', 'be',
-  'it', 'its', 'this', 'that', 'as', 'by', 'from', 'so', 'very', 'really', 'just',
+  'a',
+  'an',
+  'the',
+  'and',
+  'or',
+  'of',
+  'to',
+  'in',
+  'on',
+  'at',
+  'for',
+  'with',
+  'is',
+  'are',
+  'was',
+  'were',
+  'be',
+  'it',
+  'its',
+  'this',
+  'that',
+  'as',
+  'by',
+  'from',
+  'so',
+  'very',
+  'really',
+  'just',
 ]);
 
 const SHINGLE = 3;
@@ -98,10 +124,7 @@ export function groupNearDuplicates<T>(items: readonly T[], options: NearDuplica
   for (const item of items) {
     const itemKey = key(item);
     const print = fingerprint(options.text(item));
-    const home = groups.find(
-      (group) =>
-        group.key === itemKey && group.members.every((member) => isNearDuplicate(member.print, print, threshold)),
-    );
+    const home = groups.find((group) => group.key === itemKey && group.members.every((member) => isNearDuplicate(member.print, print, threshold)));
     if (home) home.members.push({ item, print });
     else groups.push({ key: itemKey, members: [{ item, print }] });
   }

@@ -33,7 +33,14 @@ describe('Tier 1', () => {
     ]);
     expect(result.ids).toEqual(['user', 'person', 'pref']);
     expect(result.block).toBe(
-      [TIER1_OPEN, TIER1_NOTE, '- [id:user] fact user (user, 0.9)', '- [id:person] fact person (person, 0.7)', '- [id:pref] fact pref (preference, 0.5)', TIER1_CLOSE].join('\n'),
+      [
+        TIER1_OPEN,
+        TIER1_NOTE,
+        '- [id:user] fact user (user, 0.9)',
+        '- [id:person] fact person (person, 0.7)',
+        '- [id:pref] fact pref (preference, 0.5)',
+        TIER1_CLOSE,
+      ].join('\n'),
     );
   });
 

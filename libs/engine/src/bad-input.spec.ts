@@ -24,7 +24,9 @@ describe('a tool that is not an object', () => {
     ['a string', 'get_weather', 'a string'],
     ['an array', [], 'an array'],
   ])('is a 400 naming the field on /v1/chat/completions and /v1/responses (%s)', (_label, tool, described) => {
-    const chat = refusalOf(() => new OpenAiChatAdapter().parseRequest({ model: 'm', messages: user, tools: [{ type: 'function', function: { name: 'f' } }, tool] }));
+    const chat = refusalOf(() =>
+      new OpenAiChatAdapter().parseRequest({ model: 'm', messages: user, tools: [{ type: 'function', function: { name: 'f' } }, tool] }),
+    );
     expect(chat.status).toBe(400);
     expect(chat.body().error).toEqual({
       message: `Invalid type for 'tools[1]': expected an object, but got ${described} instead.`,

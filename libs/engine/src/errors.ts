@@ -17,7 +17,12 @@ export class EngramHttpError extends Error {
 
 /** The caller's mistake: a 4xx. */
 export function clientError(status: number, message: string, code: string): EngramHttpError {
-  return new EngramHttpError(status, message, status === 401 ? 'authentication_error' : status === 403 ? 'permission_error' : 'invalid_request_error', code);
+  return new EngramHttpError(
+    status,
+    message,
+    status === 401 ? 'authentication_error' : status === 403 ? 'permission_error' : 'invalid_request_error',
+    code,
+  );
 }
 
 /** Engram's own failure: a 500, never dressed up as the upstream's. */

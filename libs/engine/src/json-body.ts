@@ -53,7 +53,7 @@ export function nestsDeeperThan(bytes: Uint8Array, limit: number): boolean {
 
 /** Index of the quote that ends the string starting at `from` (a native search: strings are most of a body). */
 function closingQuote(bytes: Uint8Array, from: number): number {
-  for (let at = from; ; ) {
+  for (let at = from; ;) {
     const quote = bytes.indexOf(QUOTE, at);
     if (quote === -1) return bytes.length;
     let backslashes = 0;

@@ -25,7 +25,10 @@ function cut(text: string, positions: readonly number[]): string[] {
 
 describe('MarkerStripper', () => {
   it('removes markers and keeps their contents', () => {
-    expect(stripMarkers('Sure.<MEMORY_SUGGEST> User likes tea </MEMORY_SUGGEST> Done.')).toEqual({ visible: 'Sure. Done.', suggestions: ['User likes tea'] });
+    expect(stripMarkers('Sure.<MEMORY_SUGGEST> User likes tea </MEMORY_SUGGEST> Done.')).toEqual({
+      visible: 'Sure. Done.',
+      suggestions: ['User likes tea'],
+    });
   });
 
   it('removes a marker split at every possible boundary', () => {

@@ -40,7 +40,10 @@ describe('MemoryToolExecutor store_memory of a known fact', () => {
         return Promise.resolve({ id: 'old1', content: 'Uses zsh', category: 'environment', existing: true });
       },
     } as unknown as MemoryPort;
-    const result = await new MemoryToolExecutor(memory).run({ id: 'c1', name: 'store_memory', arguments: JSON.stringify({ content: 'uses ZSH.' }) }, { pool: 'p', requestId: 'r' });
+    const result = await new MemoryToolExecutor(memory).run(
+      { id: 'c1', name: 'store_memory', arguments: JSON.stringify({ content: 'uses ZSH.' }) },
+      { pool: 'p', requestId: 'r' },
+    );
     expect(stores[0]).toMatchObject({ dedupe: true, content: 'uses ZSH.' });
     expect(result).toMatchObject({ content: 'Already known [id:old1] Uses zsh', isError: false });
   });
@@ -61,9 +64,18 @@ describe('MemoryToolExecutor memory_search', () => {
         return Promise.resolve(hits);
       },
     } as unknown as MemoryPort;
-    const tools = new MemoryToolExecutor(memory, () => undefined, () => now);
+    const tools = new MemoryToolExecutor(
+      memory,
+      () => undefined,
+      () => now,
+    );
     const search = async (args: object, tier1Ids?: string[]) =>
-      (await tools.run({ id: 's', name: 'memory_search', arguments: JSON.stringify(args) }, { pool: 'p', requestId: 'r', ...(tier1Ids ? { tier1Ids } : {}) })).content;
+      (
+        await tools.run(
+          { id: 's', name: 'memory_search', arguments: JSON.stringify(args) },
+          { pool: 'p', requestId: 'r', ...(tier1Ids ? { tier1Ids } : {}) },
+        )
+      ).content;
     return { search, searches };
   }
 
@@ -83,7 +95,9 @@ describe('MemoryToolExecutor memory_search', () => {
       hit('t1', 'Prefers tabs', 'preference', '2026-05-01T00:00:00.000Z', 1),
       hit('a1', 'Deploys go out on Fridays', 'project', '2026-05-07T09:00:00.000Z', 0.8),
     ]);
-    expect(await search({ query: 'tabs deploys', limit: 1 }, ['t1', 't2'])).toBe('Found 1 (1 more already in your memory block):\n[id:a1] Deploys go out on Fridays (project, 3d ago, conf 0.8)');
+    expect(await search({ query: 'tabs deploys', limit: 1 }, ['t1', 't2'])).toBe(
+      'Found 1 (1 more already in your memory block):\n[id:a1] Deploys go out on Fridays (project, 3d ago, conf 0.8)',
+    );
     expect(searches[0]).toMatchObject({ query: 'tabs deploys', limit: 3, recordReference: true });
   });
 

@@ -9,7 +9,11 @@ import type { ToolCall, ToolResult, TurnContext } from './turn.js';
 /** The memory service answers at most 100 hits; a search for the model needs far fewer. */
 const SEARCH_MAX_HITS = 50;
 
-const id = z.string().trim().min(1).transform((value) => value.replace(/^\[?id:/, '').replace(/\]$/, ''));
+const id = z
+  .string()
+  .trim()
+  .min(1)
+  .transform((value) => value.replace(/^\[?id:/, '').replace(/\]$/, ''));
 const category = z.enum(CATEGORIES);
 const content = z.string().trim().min(1).max(CONTENT_MAX_CHARS);
 
@@ -71,7 +75,13 @@ export class MemoryToolExecutor {
     }
   }
 
-  private async execute(name: ToolName, args: ArgsOf<ToolName>, { pool, requestId, tier1Ids = [] }: TurnContext, callId: string, actor: ToolActor): Promise<string> {
+  private async execute(
+    name: ToolName,
+    args: ArgsOf<ToolName>,
+    { pool, requestId, tier1Ids = [] }: TurnContext,
+    callId: string,
+    actor: ToolActor,
+  ): Promise<string> {
     const meta = { actor, requestId, causationId: requestId };
     switch (name) {
       case 'store_memory': {
@@ -103,7 +113,12 @@ export class MemoryToolExecutor {
       }
       case 'memory_list': {
         const a = args as ArgsOf<'memory_list'>;
-        const entries = await this.memory.call(MemoryPattern.List, { pool, limit: a.limit ?? 10, ...(a.category ? { category: a.category } : {}), requestId });
+        const entries = await this.memory.call(MemoryPattern.List, {
+          pool,
+          limit: a.limit ?? 10,
+          ...(a.category ? { category: a.category } : {}),
+          requestId,
+        });
         return entries.length === 0 ? 'No memories yet.' : `${entries.length} memories:\n${entries.map(cite).join('\n')}`;
       }
       case 'memory_update': {

@@ -17,8 +17,7 @@ const limit = { type: 'integer' } as const;
 export const MEMORY_TOOLS: readonly MemoryToolDefinition[] = Object.freeze([
   {
     name: 'store_memory',
-    description:
-      'Save a lasting, self-contained fact for later chats; no secrets. Unsure? Reply with <MEMORY_SUGGEST>fact</MEMORY_SUGGEST> instead.',
+    description: 'Save a lasting, self-contained fact for later chats; no secrets. Unsure? Reply with <MEMORY_SUGGEST>fact</MEMORY_SUGGEST> instead.',
     parameters: {
       type: 'object',
       properties: { content: text, type: { type: 'string', enum: [...MEMORY_TYPES] }, category: { type: 'string', enum: [...CATEGORIES] } },

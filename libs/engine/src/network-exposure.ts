@@ -10,7 +10,10 @@ export function authMode(keys: ApiKeys): AuthMode {
 
 /** Whether a listen address accepts connections from this machine only. */
 export function isLoopbackAddress(host: string): boolean {
-  const address = host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  const address = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1');
   if (address === 'localhost' || address === '::1') return true;
   const v4 = address.startsWith('::ffff:') ? address.slice('::ffff:'.length) : address;
   return isIPv4(v4) && v4.startsWith('127.');

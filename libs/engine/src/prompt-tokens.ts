@@ -22,7 +22,9 @@ export async function memoryPromptTokens(tier1Block: string, tools: readonly Mem
   const bare = countChatCompletionTokens({ messages: [{ role: 'system', content: system }] });
   const withMemory = countChatCompletionTokens({
     messages: [{ role: 'system', content: tier1Block === '' ? system : `${system}\n\n${tier1Block}` }],
-    ...(tools.length > 0 ? { functions: tools.map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters as never })) } : {}),
+    ...(tools.length > 0
+      ? { functions: tools.map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters as never })) }
+      : {}),
   });
   return withMemory - bare;
 }

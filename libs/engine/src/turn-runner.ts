@@ -31,13 +31,7 @@ export interface TurnDeps {
  * and writes one ordinary response to the client, streamed or not, with memory hidden.
  * `request` is the adapter's request with memory already added (`withMemory`).
  */
-export async function runTurn<R>(
-  adapter: WireAdapter<R>,
-  request: R,
-  context: TurnContext,
-  deps: TurnDeps,
-  sink: ClientSink,
-): Promise<void> {
+export async function runTurn<R>(adapter: WireAdapter<R>, request: R, context: TurnContext, deps: TurnDeps, sink: ClientSink): Promise<void> {
   const clientTools = adapter.clientToolNames(request);
   const view = new ClientView((name) => isMemoryToolName(name) && !clientTools.has(name));
   const rewriter = adapter.isStream(request) ? adapter.createStreamRewriter(view) : null;

@@ -57,14 +57,7 @@ export interface MemoryToolDefinition {
   readonly parameters: Readonly<Record<string, unknown>>;
 }
 
-export const MEMORY_TOOL_NAMES = [
-  'store_memory',
-  'memory_search',
-  'memory_list',
-  'memory_update',
-  'memory_delete',
-  'memory_refresh',
-] as const;
+export const MEMORY_TOOL_NAMES = ['store_memory', 'memory_search', 'memory_list', 'memory_update', 'memory_delete', 'memory_refresh'] as const;
 export type MemoryToolName = (typeof MEMORY_TOOL_NAMES)[number];
 
 export function isMemoryToolName(name: string): name is MemoryToolName {

@@ -5,15 +5,17 @@ import { deriveBatchJobs, deriveJobs } from './derive-jobs.js';
 import { JobName } from './queue-name.js';
 
 const stored = (category: 'project' | null, seq = 7, pool = 'team'): MemoryEvent =>
-  storedEvent(seq, { id: 'm1', category, content: 'uses pnpm', source: 'llm' }, { id: `ev-${seq}`, pool, actor: 'llm', at: '2026-12-01T10:00:00.000Z' });
+  storedEvent(
+    seq,
+    { id: 'm1', category, content: 'uses pnpm', source: 'llm' },
+    { id: `ev-${seq}`, pool, actor: 'llm', at: '2026-12-01T10:00:00.000Z' },
+  );
 
 describe('deriveJobs', () => {
   const small = { activeCount: () => 3, consolidationThreshold: 20 };
 
   it('asks for categorization of an entry stored without a category', () => {
-    expect(deriveJobs(stored(null), small)).toEqual([
-      { name: JobName.CategorizeEntry, data: { pool: 'team', memoryId: 'm1', eventId: 'ev-7' } },
-    ]);
+    expect(deriveJobs(stored(null), small)).toEqual([{ name: JobName.CategorizeEntry, data: { pool: 'team', memoryId: 'm1', eventId: 'ev-7' } }]);
   });
 
   it('asks for nothing when the entry already has a category and the pool is small', () => {

@@ -28,7 +28,8 @@ export function deriveBatchJobs(events: readonly MemoryEvent[], context: DeriveJ
     if (job.name === JobName.ConsolidatePool || job.name === JobName.EmbedPool) lastOfPool.set(`${job.name}/${job.data.pool}`, index);
   });
   return jobs.filter(
-    (job, index) => (job.name !== JobName.ConsolidatePool && job.name !== JobName.EmbedPool) || lastOfPool.get(`${job.name}/${job.data.pool}`) === index,
+    (job, index) =>
+      (job.name !== JobName.ConsolidatePool && job.name !== JobName.EmbedPool) || lastOfPool.get(`${job.name}/${job.data.pool}`) === index,
   );
 }
 

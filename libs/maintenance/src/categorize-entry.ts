@@ -5,8 +5,7 @@ import { isAlreadySettled } from './memory-errors.js';
 import type { MemoryPort } from './ports.js';
 
 export type CategorizeOutcome =
-  | { readonly outcome: 'categorized'; readonly category: Category }
-  | { readonly outcome: 'uncertain' | 'already-categorized' | 'archived' | 'gone' };
+  { readonly outcome: 'categorized'; readonly category: Category } | { readonly outcome: 'uncertain' | 'already-categorized' | 'archived' | 'gone' };
 
 /**
  * Gives an uncategorized entry the category its keywords point at. Idempotent: an entry that has

@@ -64,7 +64,12 @@ describe('consolidatePool', () => {
     expect(outcome).toMatchObject({ outcome: 'consolidated', planner: DETERMINISTIC_MODEL, before: 5, after: 4 });
     expect(outcome.refused).toHaveLength(2);
     // Only the near-duplicates merged; the Node facts differ and both stay.
-    expect(memory.active().map((item) => item.id).sort()).toEqual(['c', 'c1', 'd', 'e']);
+    expect(
+      memory
+        .active()
+        .map((item) => item.id)
+        .sort(),
+    ).toEqual(['c', 'c1', 'd', 'e']);
     expectNothingLost(memory, ['a', 'b', 'c', 'd', 'e']);
   });
 

@@ -47,12 +47,7 @@ async function alreadyApplied(memory: MemoryPort, data: ConsolidatePoolData): Pr
 }
 
 /** Asks the model for a plan; a refused answer gets one retry with the reason, then null. */
-async function modelPlan(
-  llm: LlmPort,
-  model: string,
-  entries: readonly MemoryEntry[],
-  refused: string[],
-): Promise<ConsolidationPlan | null> {
+async function modelPlan(llm: LlmPort, model: string, entries: readonly MemoryEntry[], refused: string[]): Promise<ConsolidationPlan | null> {
   const messages = consolidationMessages(entries);
   for (let attempt = 1; attempt <= 2; attempt++) {
     let answer: string;

@@ -54,9 +54,7 @@ export function consolidationMessages(entries: readonly MemoryEntry[]): ChatMess
   ];
 }
 
-export type PlanVerdict =
-  | { readonly ok: true; readonly plan: ConsolidationPlan }
-  | { readonly ok: false; readonly problem: string };
+export type PlanVerdict = { readonly ok: true; readonly plan: ConsolidationPlan } | { readonly ok: false; readonly problem: string };
 
 /** Models wrap JSON in a fence now and then; the object itself must still be complete. */
 function unfenced(text: string): string {

@@ -23,7 +23,12 @@ describe('decaySweep', () => {
     const memory = pool();
     const outcome = await decaySweep(memory, clock, {}, context);
     expect([...outcome.archived].sort()).toEqual(['other-pool', 'stale']);
-    expect(memory.active().map((item) => item.id).sort()).toEqual(['fresh', 'gotcha']);
+    expect(
+      memory
+        .active()
+        .map((item) => item.id)
+        .sort(),
+    ).toEqual(['fresh', 'gotcha']);
     expect(memory.log.every((event) => event.type === 'memory.archived' && event.actor === 'worker:decay')).toBe(true);
     expect(memory.log[0]?.causationId).toBe('repeat-decay-1');
   });

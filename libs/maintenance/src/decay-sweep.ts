@@ -17,12 +17,7 @@ export interface DecayOutcome {
  * threshold at `asOf` (or now). Archived entries stay in the database and the log, restorable.
  * Idempotent: a second run finds them archived and has nothing to do.
  */
-export async function decaySweep(
-  memory: MemoryPort,
-  clock: Clock,
-  data: DecaySweepData,
-  context: JobContext,
-): Promise<DecayOutcome> {
+export async function decaySweep(memory: MemoryPort, clock: Clock, data: DecaySweepData, context: JobContext): Promise<DecayOutcome> {
   const now = data.asOf === undefined ? clock.now() : new Date(data.asOf);
   if (Number.isNaN(now.getTime())) throw new Error(`decay sweep: asOf is not a time: ${data.asOf}`);
   const pools =

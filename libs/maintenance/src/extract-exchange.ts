@@ -47,11 +47,7 @@ function candidatesOf(data: ExtractExchangeData): Candidate[] {
  * copy. Idempotent: stored ids derive from the request, and a refresh already newer than the job
  * is not repeated.
  */
-export async function extractExchange(
-  memory: MemoryPort,
-  data: ExtractExchangeData,
-  context: JobContext,
-): Promise<ExtractOutcome> {
+export async function extractExchange(memory: MemoryPort, data: ExtractExchangeData, context: JobContext): Promise<ExtractOutcome> {
   const candidates = candidatesOf(data);
   if (candidates.length === 0) return { stored: [], refreshed: [], unchanged: 0 };
   // The whole pool: a fact stated again long after it was stored must still find its entry.
@@ -70,8 +66,7 @@ export async function extractExchange(
     const match = mostSimilar(candidate.content, pool, (entry) => entry.content);
     if (match) {
       const { lastReferenced } = match.item;
-      const refreshedBefore =
-        lastReferenced !== null && Date.parse(lastReferenced) >= context.enqueuedAt.getTime();
+      const refreshedBefore = lastReferenced !== null && Date.parse(lastReferenced) >= context.enqueuedAt.getTime();
       if (refreshedBefore || refreshed.includes(match.item.id)) {
         unchanged++;
         continue;

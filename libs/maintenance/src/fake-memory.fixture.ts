@@ -1,10 +1,4 @@
-import {
-  MemoryError,
-  MemoryPattern,
-  type ConsolidateRequest,
-  type MemoryContract,
-  type StoreRequest,
-} from '@engram/contracts';
+import { MemoryError, MemoryPattern, type ConsolidateRequest, type MemoryContract, type StoreRequest } from '@engram/contracts';
 import type { Category, MemoryEntry, MemoryEvent, NewEvent } from '@engram/domain';
 import { memoryEntry } from '@engram/testing';
 import type { MaintenancePattern, MemoryPort } from './ports.js';
@@ -80,7 +74,14 @@ export class FakeMemory implements MemoryPort {
         const pools = [...new Set([...this.entries.values()].map((item) => item.pool))];
         return {
           lastSeq: this.log.length,
-          pools: pools.map((pool) => ({ pool, active: this.active(pool).length, archived: 0, byCategory: {}, lastSeq: this.log.length, lastChangedAt: null })),
+          pools: pools.map((pool) => ({
+            pool,
+            active: this.active(pool).length,
+            archived: 0,
+            byCategory: {},
+            lastSeq: this.log.length,
+            lastChangedAt: null,
+          })),
         };
       }
       case MemoryPattern.EventsAfter: {
@@ -140,7 +141,13 @@ export class FakeMemory implements MemoryPort {
           const id = `c${this.nextId++}`;
           const made = entry({ ...merge, id, pool, source: 'consolidation', supersedes: merge.supersedes, createdAt: this.now() });
           this.entries.set(id, made);
-          this.emit({ type: 'memory.consolidated', pool, actor, causationId: causationId ?? null, data: { id, model, supersedes: merge.supersedes } });
+          this.emit({
+            type: 'memory.consolidated',
+            pool,
+            actor,
+            causationId: causationId ?? null,
+            data: { id, model, supersedes: merge.supersedes },
+          });
           for (const old of merge.supersedes) this.update(old, { isArchived: true, supersededBy: id });
           created.push(made);
           archived.push(...merge.supersedes);

@@ -1,8 +1,19 @@
 import type { MemoryEntry } from '@engram/domain';
 
 const FIELDS = [
-  'pool', 'type', 'category', 'content', 'confidence', 'createdAt', 'updatedAt', 'lastReferenced',
-  'referenceCount', 'isConfirmed', 'isArchived', 'source', 'supersededBy',
+  'pool',
+  'type',
+  'category',
+  'content',
+  'confidence',
+  'createdAt',
+  'updatedAt',
+  'lastReferenced',
+  'referenceCount',
+  'isConfirmed',
+  'isArchived',
+  'source',
+  'supersededBy',
 ] as const satisfies readonly (keyof MemoryEntry)[];
 
 /** Field names where two versions of an entry differ (empty when equal). */
@@ -13,11 +24,7 @@ export function differingFields(a: MemoryEntry, b: MemoryEntry): string[] {
 }
 
 /** Human-readable differences between two sets of entries, at most `max` lines. */
-export function compareEntries(
-  actual: ReadonlyMap<string, MemoryEntry>,
-  expected: ReadonlyMap<string, MemoryEntry>,
-  max = 20,
-): string[] {
+export function compareEntries(actual: ReadonlyMap<string, MemoryEntry>, expected: ReadonlyMap<string, MemoryEntry>, max = 20): string[] {
   const problems: string[] = [];
   for (const [id, entry] of expected) {
     const found = actual.get(id);

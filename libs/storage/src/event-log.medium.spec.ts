@@ -13,8 +13,7 @@ beforeEach(() => {
 });
 afterEach(() => dir.remove());
 
-const open = (segmentMaxBytes?: number) =>
-  EventLog.open({ dir: eventsDir, logger: silentLogger(), ...(segmentMaxBytes ? { segmentMaxBytes } : {}) });
+const open = (segmentMaxBytes?: number) => EventLog.open({ dir: eventsDir, logger: silentLogger(), ...(segmentMaxBytes ? { segmentMaxBytes } : {}) });
 const stored = (id: string, content = `content ${id}`): NewEvent => ({
   type: 'memory.stored',
   id: `ev-${id}`,
@@ -25,7 +24,10 @@ const stored = (id: string, content = `content ${id}`): NewEvent => ({
   schemaVersion: EVENT_SCHEMA_VERSION,
   data: { id, type: 'MEMORY', category: null, content, confidence: 1, source: 'user' },
 });
-const segments = () => readdirSync(eventsDir).filter((name) => name.endsWith('.ndjson')).sort();
+const segments = () =>
+  readdirSync(eventsDir)
+    .filter((name) => name.endsWith('.ndjson'))
+    .sort();
 
 describe('event log', () => {
   it('gives concurrent appends gap-free seqs in call order and reads them back after reopening', async () => {

@@ -53,7 +53,7 @@ describe('event pages served from the event index', () => {
     expect(await service.events({ pool: 'emptypool' })).toEqual({ data: [], nextCursor: null });
   });
 
-  it('refuses a cursor it did not give out, and a bad limit or memoryId, as the caller\'s mistake', async () => {
+  it("refuses a cursor it did not give out, and a bad limit or memoryId, as the caller's mistake", async () => {
     for (const request of [
       { pool: 'team', cursor: 'not-a-cursor' },
       { pool: 'team', cursor: Buffer.from('ev1:-1').toString('base64url') },
@@ -82,7 +82,9 @@ describe('event pages served from the event index', () => {
     const history = await service.events({ pool: 'team', memoryId: tea.id });
     expect(history.data.map((event) => event.type)).toEqual(['memory.stored', 'memory.updated', 'memory.referenced', 'memory.consolidated']);
     expect(history.nextCursor).toBeNull();
-    expect((await service.events({ pool: 'team', memoryId: merged.created[0]!.id })).data.map((event) => event.type)).toEqual(['memory.consolidated']);
+    expect((await service.events({ pool: 'team', memoryId: merged.created[0]!.id })).data.map((event) => event.type)).toEqual([
+      'memory.consolidated',
+    ]);
     // The same id asked for through another pool shows nothing.
     expect((await service.events({ pool: 'other', memoryId: tea.id })).data).toEqual([]);
     const paged = await allPages({ pool: 'team', memoryId: tea.id, limit: 1 });

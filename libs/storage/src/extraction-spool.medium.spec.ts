@@ -25,7 +25,12 @@ describe('ExtractionSpool', () => {
     spool.put(exchange('r1'));
     spool.put(exchange('r2'));
     const reopened = new ExtractionSpool(path);
-    expect(reopened.list().map((item) => item.requestId).sort()).toEqual(['r1', 'r2']);
+    expect(
+      reopened
+        .list()
+        .map((item) => item.requestId)
+        .sort(),
+    ).toEqual(['r1', 'r2']);
     reopened.remove('r1');
     expect(new ExtractionSpool(path).list()).toEqual([exchange('r2')]);
     expect(readdirSync(path).filter((name) => name.endsWith('.tmp'))).toEqual([]);
@@ -42,7 +47,13 @@ describe('ExtractionSpool', () => {
 
   it('refuses what is not an exchange, and a pool name that is a path', () => {
     const spool = new ExtractionSpool(join(dir.path, 'spool'));
-    for (const bad of [null, { ...exchange('r1'), pool: '../etc' }, { ...exchange('r1'), suggestions: 'x' }, { ...exchange('r1'), exchange: {} }, { ...exchange(''), requestId: '' }]) {
+    for (const bad of [
+      null,
+      { ...exchange('r1'), pool: '../etc' },
+      { ...exchange('r1'), suggestions: 'x' },
+      { ...exchange('r1'), exchange: {} },
+      { ...exchange(''), requestId: '' },
+    ]) {
       expect(() => spool.put(bad)).toThrow(expect.objectContaining({ name: 'MemoryError', code: 'invalid_request' }));
     }
     expect(spool.size).toBe(0);

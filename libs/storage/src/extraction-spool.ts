@@ -94,7 +94,8 @@ export class ExtractionSpool {
   private valid(request: unknown): SpooledExchange {
     const data = (request ?? {}) as Partial<Record<keyof SpooledExchange, unknown>>;
     const pool = validPool(data.pool);
-    if (typeof data.requestId !== 'string' || data.requestId === '' || data.requestId.length > 200) throw invalid('requestId must be a non-empty string');
+    if (typeof data.requestId !== 'string' || data.requestId === '' || data.requestId.length > 200)
+      throw invalid('requestId must be a non-empty string');
     if (!Array.isArray(data.suggestions) || data.suggestions.some((suggestion) => typeof suggestion !== 'string')) {
       throw invalid('suggestions must be an array of strings');
     }

@@ -114,7 +114,10 @@ export class HybridSearch {
     const missing = this.deps.vectors.missingCount(pool, this.deps.embedder.model);
     this.missingChecked.set(pool, { at: now, missing });
     if (missing > 0) {
-      this.deps.logger.info({ pool, missing, model: this.deps.embedder.model }, 'entries without a vector yet are found by words alone until the worker embeds them');
+      this.deps.logger.info(
+        { pool, missing, model: this.deps.embedder.model },
+        'entries without a vector yet are found by words alone until the worker embeds them',
+      );
     }
     return missing;
   }

@@ -30,7 +30,9 @@ describe('lexical search ranking', () => {
     await store('Caroline went to the LGBTQ support group on Tuesday');
     now = new Date('2026-05-01T12:00:00.000Z');
     await Promise.all(
-      Array.from({ length: 600 }, (_, i) => store(i % 2 === 0 ? `Group chat number ${i} about the weekend` : `Thanks for the support, note ${i}`, { confidence: 1 })),
+      Array.from({ length: 600 }, (_, i) =>
+        store(i % 2 === 0 ? `Group chat number ${i} about the weekend` : `Thanks for the support, note ${i}`, { confidence: 1 }),
+      ),
     );
     const hits = await found('When did Caroline go to the LGBTQ support group?', { limit: 5 });
     expect(hits[0]).toBe('Caroline went to the LGBTQ support group on Tuesday');

@@ -67,7 +67,11 @@ export class LexicalSearch {
   rank(query: LexicalQuery): LexicalHit[] {
     const plan = this.plan(query.terms);
     if (plan === null) return [];
-    const rows = this.statement(query, plan.matches).all({ match: plan.match, pool: query.pool, ...(query.category ? { category: query.category } : {}) });
+    const rows = this.statement(query, plan.matches).all({
+      match: plan.match,
+      pool: query.pool,
+      ...(query.category ? { category: query.category } : {}),
+    });
     const relevance = new Map<number, number>();
     for (const row of rows) relevance.set(row.rowid, row.relevance);
     // context[d][rowid]: the best relevance among the matches at distance d + 1.
@@ -116,10 +120,7 @@ export class LexicalSearch {
   }
 
   private statement(query: LexicalQuery, matches: 'every' | 'recent'): Database.Statement<Record<string, string>, MatchRow> {
-    const filters = [
-      ...(query.includeArchived ? [] : ['is_archived = 0']),
-      ...(query.category ? ['category = @category'] : []),
-    ];
+    const filters = [...(query.includeArchived ? [] : ['is_archived = 0']), ...(query.category ? ['category = @category'] : [])];
     const where = (alias: string) => filters.map((filter) => ` AND ${alias}.${filter}`).join('');
     const neighbours = (direction: '<' | '>') =>
       `(SELECT json_group_array(json_array(n.rowid, n.created_at)) FROM (

@@ -39,7 +39,14 @@ describe('paging a pool for a person (memory.page)', () => {
     for (let index = 0; index < 23; index++) {
       // Three entries per minute: created_at ties must be broken, not skipped or repeated.
       now = new Date(Date.UTC(2026, 4, 1, 12, Math.floor(index / 3)));
-      stored.push(await service.store({ ...user, content: `fact number ${index}`, category: index % 2 ? 'project' : 'decision', confidence: 0.5 + (index % 5) / 10 }));
+      stored.push(
+        await service.store({
+          ...user,
+          content: `fact number ${index}`,
+          category: index % 2 ? 'project' : 'decision',
+          confidence: 0.5 + (index % 5) / 10,
+        }),
+      );
     }
     now = new Date('2026-05-03T12:00:00.000Z');
     await service.refresh({ ...user, ids: [stored[4]!.id, stored[9]!.id] });
@@ -47,9 +54,12 @@ describe('paging a pool for a person (memory.page)', () => {
 
     const newestFirst = [...stored].reverse().map((entry) => entry.id);
     expect(await all({ sort: 'created', limit: 5 })).toEqual(newestFirst);
-    const byConfidence = (await all({ sort: 'confidence', limit: 4 }));
+    const byConfidence = await all({ sort: 'confidence', limit: 4 });
     const expected = [...stored]
-      .map((entry) => ({ id: entry.id, value: effectiveConfidence({ ...entry, lastReferenced: [4, 9].includes(stored.indexOf(entry)) ? '2026-05-03T12:00:00.000Z' : null }, now) }))
+      .map((entry) => ({
+        id: entry.id,
+        value: effectiveConfidence({ ...entry, lastReferenced: [4, 9].includes(stored.indexOf(entry)) ? '2026-05-03T12:00:00.000Z' : null }, now),
+      }))
       .sort((a, b) => b.value - a.value);
     expect(byConfidence).toHaveLength(23);
     expect(new Set(byConfidence).size).toBe(23);

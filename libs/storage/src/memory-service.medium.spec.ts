@@ -39,7 +39,14 @@ function logText(): string {
 describe('MemoryService on a real data dir', () => {
   it('stores, gets, lists and updates an entry, with short random ids', async () => {
     const stored = await service.store({ ...user, content: '  prefers tabs over spaces ', category: 'preference' });
-    expect(stored).toMatchObject({ pool: 'team', type: 'USER', category: 'preference', content: 'prefers tabs over spaces', confidence: 1, source: 'user' });
+    expect(stored).toMatchObject({
+      pool: 'team',
+      type: 'USER',
+      category: 'preference',
+      content: 'prefers tabs over spaces',
+      confidence: 1,
+      source: 'user',
+    });
     expect(stored.id).toMatch(/^[a-z0-9]{10}$/);
     expect(await service.get({ pool: 'team', id: stored.id })).toEqual(stored);
     expect(await service.list({ pool: 'team' })).toEqual([stored]);
@@ -142,8 +149,19 @@ describe('MemoryService on a real data dir', () => {
     const b = await service.store({ ...user, content: 'wants concise replies', category: 'preference' });
     const c = await service.store({ ...user, content: 'archived', category: 'preference' });
     await service.archive({ ...user, id: c.id });
-    await expectError(service.consolidate({ ...user, actor: 'worker:consolidation', model: 'off', merges: [{ content: 'x', type: 'USER', category: 'preference', supersedes: [a.id, c.id] }] }), 'invalid_request');
-    await expectError(service.consolidate({ ...user, model: 'off', merges: [{ content: 'x', type: 'USER', category: 'preference', supersedes: ['unknown1'] }] }), 'not_found');
+    await expectError(
+      service.consolidate({
+        ...user,
+        actor: 'worker:consolidation',
+        model: 'off',
+        merges: [{ content: 'x', type: 'USER', category: 'preference', supersedes: [a.id, c.id] }],
+      }),
+      'invalid_request',
+    );
+    await expectError(
+      service.consolidate({ ...user, model: 'off', merges: [{ content: 'x', type: 'USER', category: 'preference', supersedes: ['unknown1'] }] }),
+      'not_found',
+    );
     const result = await service.consolidate({
       ...user,
       actor: 'worker:consolidation',

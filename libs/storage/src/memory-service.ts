@@ -233,9 +233,7 @@ export class MemoryService {
   }
 
   async restore(request: IdRequest): Promise<MemoryEntry> {
-    return this.transition(request, (entry, context) =>
-      entry.isArchived ? this.event(context, 'memory.restored', { id: entry.id }) : null,
-    );
+    return this.transition(request, (entry, context) => (entry.isArchived ? this.event(context, 'memory.restored', { id: entry.id }) : null));
   }
 
   async confirm(request: IdRequest & { readonly confirmed: boolean }): Promise<MemoryEntry> {
@@ -323,10 +321,10 @@ export class MemoryService {
   async list(request: ListRequest): Promise<MemoryEntry[]> {
     const pool = validPool(request.pool);
     return this.deps.projection.list({
-        pool,
-        ...(request.category !== undefined ? { category: nonNullCategory(request.category) } : {}),
-        ...(request.type !== undefined ? { type: validType(request.type) } : {}),
-        archived: request.archived === true,
+      pool,
+      ...(request.category !== undefined ? { category: nonNullCategory(request.category) } : {}),
+      ...(request.type !== undefined ? { type: validType(request.type) } : {}),
+      archived: request.archived === true,
       limit: validLimit(request.limit, LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT),
       offset: validOffset(request.offset),
     });
@@ -379,7 +377,12 @@ export class MemoryService {
         : lexical(limit);
     }
     if (request.recordReference === true && hits.length > 0) {
-      this.references.add(pool, hits.map((hit) => hit.entry.id), actor, request.requestId ?? null);
+      this.references.add(
+        pool,
+        hits.map((hit) => hit.entry.id),
+        actor,
+        request.requestId ?? null,
+      );
     }
     return hits;
   }
@@ -470,10 +473,7 @@ export class MemoryService {
     };
   }
 
-  private async transition(
-    request: IdRequest,
-    decide: (entry: MemoryEntry, context: WriteContext) => NewEvent | null,
-  ): Promise<MemoryEntry> {
+  private async transition(request: IdRequest, decide: (entry: MemoryEntry, context: WriteContext) => NewEvent | null): Promise<MemoryEntry> {
     const context = this.writeContext(request);
     const entry = this.require(context.pool, request.id);
     const event = decide(entry, context);

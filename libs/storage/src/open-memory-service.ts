@@ -97,7 +97,11 @@ function openHybridSearch(
 }
 
 /** Applies the events the database has not seen yet; returns how many. */
-export function catchUp(projection: Projection, log: { readonly lastSeq: number; eventsAfter(seq: number): Iterable<MemoryEvent> }, logger: Logger): number {
+export function catchUp(
+  projection: Projection,
+  log: { readonly lastSeq: number; eventsAfter(seq: number): Iterable<MemoryEvent> },
+  logger: Logger,
+): number {
   if (projection.lastSeq > log.lastSeq) {
     throw new Error(
       `the database is at seq ${projection.lastSeq} but the event log ends at seq ${log.lastSeq}: events are missing from the log. ` +

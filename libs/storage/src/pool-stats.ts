@@ -19,8 +19,20 @@ export function readPoolStats(db: Database.Database, knownPools: readonly string
       'SELECT pool, category, is_archived, count(*) AS n, max(updated_at) AS changed FROM memories GROUP BY pool, category, is_archived ORDER BY pool',
     )
     .all();
-  const seqs = new Map(db.prepare<[], { pool: string; last_seq: number }>('SELECT pool, last_seq FROM pools').all().map((row) => [row.pool, row.last_seq]));
-  type Mutable = { pool: string; active: number; archived: number; byCategory: Record<string, number>; lastSeq: number; lastChangedAt: string | null };
+  const seqs = new Map(
+    db
+      .prepare<[], { pool: string; last_seq: number }>('SELECT pool, last_seq FROM pools')
+      .all()
+      .map((row) => [row.pool, row.last_seq]),
+  );
+  type Mutable = {
+    pool: string;
+    active: number;
+    archived: number;
+    byCategory: Record<string, number>;
+    lastSeq: number;
+    lastChangedAt: string | null;
+  };
   const empty = (pool: string): Mutable => ({ pool, active: 0, archived: 0, byCategory: {}, lastSeq: seqs.get(pool) ?? 0, lastChangedAt: null });
   const byPool = new Map<string, Mutable>();
   for (const pool of knownPools) byPool.set(pool, empty(pool));

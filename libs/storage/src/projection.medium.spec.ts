@@ -12,9 +12,7 @@ beforeEach(() => {
 afterEach(() => dir.remove());
 
 const search = (projection: Projection, word: string) =>
-  projection
-    .search({ pool: 'p', terms: [word], includeArchived: false, limit: 10, now: new Date() })
-    .map((hit) => hit.entry.id);
+  projection.search({ pool: 'p', terms: [word], includeArchived: false, limit: 10, now: new Date() }).map((hit) => hit.entry.id);
 
 describe('projection', () => {
   it('applies each event once, however often it is given', () => {

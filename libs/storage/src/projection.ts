@@ -100,7 +100,10 @@ export class Projection {
   private lastSeqValue: number;
   /** Which events belong to which pool and entry, kept in the same transactions as the entries. */
   readonly eventIndex: EventIndex;
-  private readonly pageStatements = new Map<string, Database.Statement<Record<string, unknown>, MemoryRow & { page_key: string | number; page_rowid: number }>>();
+  private readonly pageStatements = new Map<
+    string,
+    Database.Statement<Record<string, unknown>, MemoryRow & { page_key: string | number; page_rowid: number }>
+  >();
   private readonly lexical: LexicalSearch;
 
   private constructor(readonly db: Database.Database) {
@@ -140,9 +143,7 @@ export class Projection {
       getMeta: db.prepare<[string], { value: number }>('SELECT value FROM meta WHERE key = ?'),
       setMeta: db.prepare<[number, string]>('UPDATE meta SET value = ? WHERE key = ?'),
       activeCount: db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM memories WHERE pool = ? AND is_archived = 0'),
-      activeOfPool: db.prepare<[string], MemoryRow>(
-        'SELECT * FROM memories WHERE pool = ? AND is_archived = 0 ORDER BY created_at, rowid',
-      ),
+      activeOfPool: db.prepare<[string], MemoryRow>('SELECT * FROM memories WHERE pool = ? AND is_archived = 0 ORDER BY created_at, rowid'),
       tier1Candidates: db.prepare<[string, number], MemoryRow>(
         `SELECT * FROM memories WHERE pool = ? AND is_archived = 0
            AND (type = 'USER' OR category IN ('preference', 'person', 'environment', 'project'))
@@ -211,20 +212,22 @@ export class Projection {
     const applied: EntryChange[] = [];
     const poolSeqs = new Map<string, number>();
     try {
-      this.db.transaction(() => {
-        for (const event of events) {
-          if (event.seq <= this.lastSeqValue) continue;
-          if (event.seq !== this.lastSeqValue + 1) {
-            throw new Error(`projection at seq ${this.lastSeqValue} cannot apply seq ${event.seq}: events are missing`);
+      this.db
+        .transaction(() => {
+          for (const event of events) {
+            if (event.seq <= this.lastSeqValue) continue;
+            if (event.seq !== this.lastSeqValue + 1) {
+              throw new Error(`projection at seq ${this.lastSeqValue} cannot apply seq ${event.seq}: events are missing`);
+            }
+            this.applyOne(event, applied);
+            poolSeqs.set(event.pool, event.seq);
+            this.lastSeqValue = event.seq;
           }
-          this.applyOne(event, applied);
-          poolSeqs.set(event.pool, event.seq);
-          this.lastSeqValue = event.seq;
-        }
-        this.eventIndex.add(events);
-        for (const [pool, seq] of poolSeqs) this.statements.touchPool.run(pool, seq);
-        this.statements.setMeta.run(this.lastSeqValue, 'last_seq');
-      }).immediate();
+          this.eventIndex.add(events);
+          for (const [pool, seq] of poolSeqs) this.statements.touchPool.run(pool, seq);
+          this.statements.setMeta.run(this.lastSeqValue, 'last_seq');
+        })
+        .immediate();
     } catch (error) {
       this.lastSeqValue = this.meta('last_seq');
       this.eventIndex.reload();
@@ -362,9 +365,7 @@ export class Projection {
 
   /** Entries by stored confidence, for a search without words. */
   byConfidence(pool: string, includeArchived: boolean, category: Category | undefined, limit: number): MemoryEntry[] {
-    return this.statements.byConfidence
-      .all(pool, includeArchived ? 1 : 0, category ?? null, category ?? null, limit)
-      .map(toEntry);
+    return this.statements.byConfidence.all(pool, includeArchived ? 1 : 0, category ?? null, category ?? null, limit).map(toEntry);
   }
 
   tier1Candidates(pool: string): MemoryEntry[] {

@@ -21,10 +21,7 @@ export class ReadOnlyDataDir {
 
   /** Every entry of a pool, archived ones too, oldest first. */
   entries(pool: string): MemoryEntry[] {
-    return this.db
-      .prepare<[string], MemoryRow>('SELECT * FROM memories WHERE pool = ? ORDER BY created_at, id')
-      .all(validPool(pool))
-      .map(toEntry);
+    return this.db.prepare<[string], MemoryRow>('SELECT * FROM memories WHERE pool = ? ORDER BY created_at, id').all(validPool(pool)).map(toEntry);
   }
 
   lastSeq(): number {

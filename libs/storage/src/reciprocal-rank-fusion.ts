@@ -17,7 +17,5 @@ export function reciprocalRankFusion(rankings: readonly (readonly string[])[]): 
       scores.set(id, slot);
     });
   }
-  return [...scores]
-    .sort(([, a], [, b]) => b.score - a.score || a.firstSeen - b.firstSeen)
-    .map(([id, { score }]) => ({ id, score }));
+  return [...scores].sort(([, a], [, b]) => b.score - a.score || a.firstSeen - b.firstSeen).map(([id, { score }]) => ({ id, score }));
 }

@@ -35,7 +35,13 @@ const op: fc.Arbitrary<Op> = fc.oneof(
       confirmed: fc.option(fc.boolean(), { nil: undefined }),
     }),
   },
-  { weight: 3, arbitrary: fc.record({ kind: fc.constantFrom('delete' as const, 'archive' as const, 'restore' as const, 'purge' as const, 'refresh' as const), target }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constantFrom('delete' as const, 'archive' as const, 'restore' as const, 'purge' as const, 'refresh' as const),
+      target,
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('confirm' as const), target, confirmed: fc.boolean() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('categorize' as const), target, category: fc.constantFrom(...CATEGORIES) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('consolidate' as const), targets: fc.tuple(target, target), content: text }) },
@@ -47,13 +53,25 @@ const POOLS = ['alpha', 'beta'];
 async function run(service: MemoryService, ids: string[], operation: Op): Promise<void> {
   const pick = (index: number) => ids[index % Math.max(1, ids.length)] ?? 'missing1';
   const poolOf = async (id: string) => {
-    for (const pool of POOLS) if (await service.get({ pool, id }).then(() => true, () => false)) return pool;
+    for (const pool of POOLS)
+      if (
+        await service.get({ pool, id }).then(
+          () => true,
+          () => false,
+        )
+      )
+        return pool;
     return 'alpha';
   };
   const base = { actor: 'user' as const };
   switch (operation.kind) {
     case 'store': {
-      const entry = await service.store({ ...base, pool: POOLS[operation.pool] ?? 'alpha', content: operation.content, category: operation.category });
+      const entry = await service.store({
+        ...base,
+        pool: POOLS[operation.pool] ?? 'alpha',
+        content: operation.content,
+        category: operation.category,
+      });
       ids.push(entry.id);
       return;
     }
@@ -95,7 +113,12 @@ async function run(service: MemoryService, ids: string[], operation: Op): Promis
     case 'consolidate': {
       const [a, b] = operation.targets.map(pick) as [string, string];
       const pool = await poolOf(a);
-      await service.consolidate({ ...base, pool, model: 'off', merges: [{ content: operation.content, type: 'MEMORY', category: null, supersedes: [...new Set([a, b])] }] });
+      await service.consolidate({
+        ...base,
+        pool,
+        model: 'off',
+        merges: [{ content: operation.content, type: 'MEMORY', category: null, supersedes: [...new Set([a, b])] }],
+      });
       return;
     }
     case 'search':

@@ -54,7 +54,7 @@ describe('store with dedupe: no second copy of a fact', () => {
     expect(again.id).not.toBe(first.id);
   });
 
-  it('without dedupe (a person\'s REST POST by default) stores what was sent, a second copy included', async () => {
+  it("without dedupe (a person's REST POST by default) stores what was sent, a second copy included", async () => {
     const user = { actor: 'user' as const, pool: 'team' };
     const first = await service.store({ ...user, content: 'Prefers tabs over spaces' });
     const second = await service.store({ ...user, content: 'prefers tabs over spaces!' });

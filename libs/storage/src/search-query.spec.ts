@@ -29,14 +29,11 @@ describe('FTS5 query from search terms', () => {
     expect(toFtsMatch(['docker', 'networking'])).toBe('"docker" OR "networking"');
   });
 
-  it.each(['"unbalanced', 'a AND OR NOT b', 'col:value', 'NEAR(x y)', 'x*', '^start', '-minus', "it's"])(
-    'neutralises FTS5 syntax in %j',
-    (text) => {
-      const match = toFtsMatch(searchTerms(text));
-      expect(match).not.toBeNull();
-      expect(match).toMatch(/^"[^"]+"( OR "[^"]+")*$/);
-    },
-  );
+  it.each(['"unbalanced', 'a AND OR NOT b', 'col:value', 'NEAR(x y)', 'x*', '^start', '-minus', "it's"])('neutralises FTS5 syntax in %j', (text) => {
+    const match = toFtsMatch(searchTerms(text));
+    expect(match).not.toBeNull();
+    expect(match).toMatch(/^"[^"]+"( OR "[^"]+")*$/);
+  });
 
   it('is null without terms', () => {
     expect(toFtsMatch([])).toBeNull();

@@ -28,7 +28,8 @@ export class VectorService {
       throw invalid(`vectors must be an array of at most ${STORE_MAX_VECTORS}`);
     }
     const vectors = request.vectors.map((item) => {
-      if (typeof item?.hash !== 'string' || item.hash === '' || typeof item.vector !== 'string') throw invalid('each vector needs a hash and a base64 vector');
+      if (typeof item?.hash !== 'string' || item.hash === '' || typeof item.vector !== 'string')
+        throw invalid('each vector needs a hash and a base64 vector');
       try {
         return { hash: item.hash, vector: vectorFromBase64(item.vector) };
       } catch (error) {

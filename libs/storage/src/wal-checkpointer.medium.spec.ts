@@ -13,7 +13,6 @@ beforeEach(() => {
 });
 afterEach(() => dir.remove());
 
-
 /** Rows in a copy of the database file alone: what a checkpoint has moved out of the WAL. */
 function rowsInDatabaseFile(path: string): number {
   const copy = join(dir.path, 'copy.db');
@@ -46,5 +45,4 @@ describe('WalCheckpointer', () => {
       projection.close();
     }
   });
-
 });

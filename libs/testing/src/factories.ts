@@ -1,4 +1,11 @@
-import { EVENT_SCHEMA_VERSION, type EventDataByType, type EventType, type MemoryEntry, type MemoryEvent, type MemoryStoredData } from '@engram/domain';
+import {
+  EVENT_SCHEMA_VERSION,
+  type EventDataByType,
+  type EventType,
+  type MemoryEntry,
+  type MemoryEvent,
+  type MemoryStoredData,
+} from '@engram/domain';
 
 const AT = '2026-01-01T00:00:00.000Z';
 
@@ -31,7 +38,18 @@ export function memoryEvent<T extends EventType>(
   data: EventDataByType[T],
   overrides: Partial<Omit<MemoryEvent, 'type' | 'data' | 'seq'>> = {},
 ): MemoryEvent {
-  return { seq, type, data, id: `e${seq}`, at: AT, pool: 'p', actor: 'user', causationId: null, schemaVersion: EVENT_SCHEMA_VERSION, ...overrides } as MemoryEvent;
+  return {
+    seq,
+    type,
+    data,
+    id: `e${seq}`,
+    at: AT,
+    pool: 'p',
+    actor: 'user',
+    causationId: null,
+    schemaVersion: EVENT_SCHEMA_VERSION,
+    ...overrides,
+  } as MemoryEvent;
 }
 
 /** A `memory.stored` event numbered `seq` storing entry `m<seq>`; `data` and `overrides` as the test needs. */
@@ -40,5 +58,10 @@ export function storedEvent(
   data: Partial<MemoryStoredData> = {},
   overrides: Partial<Omit<MemoryEvent, 'type' | 'data' | 'seq'>> = {},
 ): MemoryEvent {
-  return memoryEvent(seq, 'memory.stored', { id: `m${seq}`, type: 'MEMORY', category: null, content: `fact number ${seq}`, confidence: 1, source: 'user', ...data }, overrides);
+  return memoryEvent(
+    seq,
+    'memory.stored',
+    { id: `m${seq}`, type: 'MEMORY', category: null, content: `fact number ${seq}`, confidence: 1, source: 'user', ...data },
+    overrides,
+  );
 }

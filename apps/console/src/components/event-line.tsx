@@ -17,7 +17,16 @@ const VERBS: Readonly<Record<MemoryEvent['type'], string>> = {
 
 /** One event: when, who (actor), what, the request or event that caused it, and what it said. */
 export function EventLine({ event, pool, focus }: { event: MemoryEvent; pool: string; focus?: string }) {
-  const data = event.data as { id?: string; ids?: readonly string[]; content?: string; category?: string | null; reason?: string | null; confirmed?: boolean; supersedes?: readonly string[]; model?: string };
+  const data = event.data as {
+    id?: string;
+    ids?: readonly string[];
+    content?: string;
+    category?: string | null;
+    reason?: string | null;
+    confirmed?: boolean;
+    supersedes?: readonly string[];
+    model?: string;
+  };
   const verb = event.type === 'memory.confirmed' && data.confirmed === false ? 'unconfirmed' : VERBS[event.type];
   const ids = data.ids ?? (data.id ? [data.id] : []);
   return (

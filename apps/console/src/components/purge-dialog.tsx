@@ -12,9 +12,8 @@ export function PurgeDialog({ entry, onCancel, onPurge }: { entry: MemoryEntry; 
       <h2 id="purge-title">Purge this entry for good?</h2>
       <blockquote>{entry.content}</blockquote>
       <p id="purge-text">
-        Purging forgets it for real: the entry leaves the database and the flat files, and the event log is rewritten so its content is
-        redacted there too. Its history keeps only that it existed. This cannot be undone; archive it instead to hide it and keep it
-        restorable.
+        Purging forgets it for real: the entry leaves the database and the flat files, and the event log is rewritten so its content is redacted there
+        too. Its history keeps only that it existed. This cannot be undone; archive it instead to hide it and keep it restorable.
       </p>
       <div class="buttons">
         <button type="button" class="quiet" onClick={onCancel} autofocus>

@@ -52,7 +52,11 @@ export function ActivityPage({ pool, lastSeq }: { pool: string; lastSeq: number 
           {live ? 'Pause' : 'Resume'} live updates
         </button>
       </div>
-      {error && <p role="alert" class="error">{error}</p>}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
       {events.length === 0 ? (
         <p class="note">No recent events. Talk to a tool through Engram and watch them arrive.</p>
       ) : (

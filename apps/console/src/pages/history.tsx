@@ -20,7 +20,12 @@ export function HistoryPage({ pool, id }: { pool: string; id: string }) {
     });
     historyOf(pool, id).then(setEvents, (failure: unknown) => setError(String(failure)));
   }, [pool, id]);
-  if (error) return <p role="alert" class="error">{error}</p>;
+  if (error)
+    return (
+      <p role="alert" class="error">
+        {error}
+      </p>
+    );
   if (entry === null || events === null) return <p aria-busy="true">Loading…</p>;
   const history = confidenceHistory(id, events, new Date());
   return (

@@ -13,9 +13,21 @@ export function Login({ error, onKey }: { error?: string | undefined; onKey: (ke
         }}
       >
         <label for="engram-key">Engram key</label>
-        <input id="engram-key" type="password" autocomplete="current-password" value={key} onInput={(event) => setKey(event.currentTarget.value)} required autofocus />
+        <input
+          id="engram-key"
+          type="password"
+          autocomplete="current-password"
+          value={key}
+          onInput={(event) => setKey(event.currentTarget.value)}
+          required
+          autofocus
+        />
         <button type="submit">Open the console</button>
-        {error && <p role="alert" class="error">{error}</p>}
+        {error && (
+          <p role="alert" class="error">
+            {error}
+          </p>
+        )}
       </form>
     </main>
   );

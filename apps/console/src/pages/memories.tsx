@@ -78,8 +78,21 @@ export function MemoriesPage({ pool }: { pool: string }) {
         <button type="submit">Search</button>
         <Select label="Type" value={filters.type} options={MEMORY_TYPES} any="any type" onChange={(type) => set({ type })} />
         <Select label="Category" value={filters.category} options={CATEGORIES} any="any category" onChange={(category) => set({ category })} />
-        <Select label="Confirmed" value={bool(filters.confirmed)} options={['true', 'false']} names={['confirmed', 'not confirmed']} any="confirmed or not" onChange={(confirmed) => set({ confirmed })} />
-        <Select label="Shown" value={bool(filters.archived) ?? 'false'} options={['false', 'true']} names={['active', 'archived']} onChange={(archived) => set({ archived })} />
+        <Select
+          label="Confirmed"
+          value={bool(filters.confirmed)}
+          options={['true', 'false']}
+          names={['confirmed', 'not confirmed']}
+          any="confirmed or not"
+          onChange={(confirmed) => set({ confirmed })}
+        />
+        <Select
+          label="Shown"
+          value={bool(filters.archived) ?? 'false'}
+          options={['false', 'true']}
+          names={['active', 'archived']}
+          onChange={(archived) => set({ archived })}
+        />
         <Select label="Source" value={filters.source} options={MEMORY_SOURCES} any="any source" onChange={(source) => set({ source })} />
         <Select
           label="Sort by"
@@ -92,7 +105,14 @@ export function MemoriesPage({ pool }: { pool: string }) {
       {filters.q && (
         <p class="note">
           Best matches for “{filters.q}”, ranked as the model’s memory_search ranks them.{' '}
-          <button type="button" class="link" onClick={() => { setQuery(''); set({ q: '' }); }}>
+          <button
+            type="button"
+            class="link"
+            onClick={() => {
+              setQuery('');
+              set({ q: '' });
+            }}
+          >
             Clear search
           </button>
         </p>
@@ -123,7 +143,13 @@ export function MemoriesPage({ pool }: { pool: string }) {
                 pool={pool}
                 entry={entry}
                 onSave={(change) => act(entry.id, api.update(pool, entry.id, change), matchesView)}
-                onConfirm={() => act(entry.id, api.update(pool, entry.id, { confirmed: !entry.isConfirmed }), (next) => matchesView(next) && (filters.confirmed === undefined || next.isConfirmed === filters.confirmed))}
+                onConfirm={() =>
+                  act(
+                    entry.id,
+                    api.update(pool, entry.id, { confirmed: !entry.isConfirmed }),
+                    (next) => matchesView(next) && (filters.confirmed === undefined || next.isConfirmed === filters.confirmed),
+                  )
+                }
                 onArchive={(archived) => act(entry.id, api.update(pool, entry.id, { archived }), matchesView)}
                 onPurge={() => setPurging(entry)}
               />
@@ -239,7 +265,15 @@ function Row({
               </select>
             </label>
             <button type="submit">Save</button>
-            <button type="button" class="quiet" onClick={() => { setEditing(false); setContent(entry.content); setCategory(entry.category ?? ''); }}>
+            <button
+              type="button"
+              class="quiet"
+              onClick={() => {
+                setEditing(false);
+                setContent(entry.content);
+                setCategory(entry.category ?? '');
+              }}
+            >
               Cancel
             </button>
           </form>
@@ -270,7 +304,11 @@ function Row({
         <button type="button" onClick={() => void onConfirm()} aria-label={`${entry.isConfirmed ? 'Unconfirm' : 'Confirm'} ${entry.id}`}>
           {entry.isConfirmed ? 'Unconfirm' : 'Confirm'}
         </button>
-        <button type="button" onClick={() => void onArchive(!entry.isArchived)} aria-label={`${entry.isArchived ? 'Restore' : 'Archive'} ${entry.id}`}>
+        <button
+          type="button"
+          onClick={() => void onArchive(!entry.isArchived)}
+          aria-label={`${entry.isArchived ? 'Restore' : 'Archive'} ${entry.id}`}
+        >
           {entry.isArchived ? 'Restore' : 'Archive'}
         </button>
         <button type="button" class="danger" onClick={onPurge} aria-label={`Purge ${entry.id}`}>

@@ -21,7 +21,12 @@ export function Tier1Page({ pool }: { pool: string }) {
     setPlan(null);
     api.tier1(pool).then(setPlan, (failure: unknown) => setError(failure instanceof Error ? failure.message : String(failure)));
   }, [pool]);
-  if (error) return <p role="alert" class="error">{error}</p>;
+  if (error)
+    return (
+      <p role="alert" class="error">
+        {error}
+      </p>
+    );
   if (!plan) return <p aria-busy="true">Loading…</p>;
   return (
     <section aria-labelledby="tier1-title">
@@ -31,8 +36,7 @@ export function Tier1Page({ pool }: { pool: string }) {
         <strong data-testid="tier1-size">
           {plan.chars} of {plan.maxChars} characters
         </strong>
-, {plan.tokens} tokens (o200k), {plan.ids.length} entries. With the memory tools, memory adds {plan.promptTokens} tokens to each
-        request.
+        , {plan.tokens} tokens (o200k), {plan.ids.length} entries. With the memory tools, memory adds {plan.promptTokens} tokens to each request.
       </p>
       {plan.block === '' ? (
         <p class="note">The block is empty: nothing in this pool qualifies, so nothing is injected.</p>

@@ -24,7 +24,9 @@ export class HealthController {
   async readyz(@Res({ passthrough: true }) reply: FastifyReply): Promise<Readiness & { status: string }> {
     const readiness = await this.health.readiness();
     void reply.status(readiness.ready ? 200 : 503);
-    const missing = Object.entries(readiness.checks).filter(([, state]) => state === 'down').map(([name]) => name);
+    const missing = Object.entries(readiness.checks)
+      .filter(([, state]) => state === 'down')
+      .map(([name]) => name);
     return { status: readiness.ready ? 'ready' : `missing: ${missing.join(', ')}`, ...readiness };
   }
 

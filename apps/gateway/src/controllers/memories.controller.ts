@@ -35,7 +35,12 @@ export class MemoriesController {
   }
 
   @Delete('memories/:id')
-  remove(@Param('pool') pool: string, @Param('id') id: string, @Query('purge') purge: string | undefined, @Req() request: FastifyRequest): Promise<unknown> {
+  remove(
+    @Param('pool') pool: string,
+    @Param('id') id: string,
+    @Query('purge') purge: string | undefined,
+    @Req() request: FastifyRequest,
+  ): Promise<unknown> {
     return this.memories.remove(this.pool(request, pool), id, purge === 'true', request.id);
   }
 

@@ -36,7 +36,8 @@ export class PassthroughController {
     const anthropic = request.headers['anthropic-version'] !== undefined;
     const surface = anthropic ? this.surfaces.messages : this.surfaces.chat;
     const errorBody = (error: EngramHttpError): unknown => surface.adapter.errorBody?.(error) ?? error.body();
-    const refuse = (error: EngramHttpError): void => sink.respond(error.status, { 'content-type': 'application/json' }, JSON.stringify(errorBody(error)));
+    const refuse = (error: EngramHttpError): void =>
+      sink.respond(error.status, { 'content-type': 'application/json' }, JSON.stringify(errorBody(error)));
     const access = this.access.resolve(request.headers, pool);
     if (access.error) return refuse(access.error);
     let clientPath: string;

@@ -24,12 +24,22 @@ export function toHttpError(exception: unknown): EngramHttpError {
   if (exception instanceof EngramHttpError) return exception;
   if (exception instanceof HttpException) {
     const status = exception.getStatus();
-    return new EngramHttpError(status, exception.message, status < 500 ? 'invalid_request_error' : 'server_error', status === 404 ? 'not_found' : `http_${status}`);
+    return new EngramHttpError(
+      status,
+      exception.message,
+      status < 500 ? 'invalid_request_error' : 'server_error',
+      status === 404 ? 'not_found' : `http_${status}`,
+    );
   }
   const statusCode = (exception as { statusCode?: unknown }).statusCode;
   if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) {
     const code = (exception as { code?: unknown }).code;
-    return new EngramHttpError(statusCode, (exception as Error).message, 'invalid_request_error', typeof code === 'string' ? code.toLowerCase() : `http_${statusCode}`);
+    return new EngramHttpError(
+      statusCode,
+      (exception as Error).message,
+      'invalid_request_error',
+      typeof code === 'string' ? code.toLowerCase() : `http_${statusCode}`,
+    );
   }
   return new EngramHttpError(500, 'internal error', 'server_error', 'internal_error');
 }

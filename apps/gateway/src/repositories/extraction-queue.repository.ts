@@ -38,7 +38,10 @@ export class ExtractionQueueRepository implements ExtractionPort {
     this.memory.call(MemoryPattern.SpoolExtraction, data).then(
       () => this.logger.warn({ requestId: data.requestId, pool: data.pool, reason }, 'extraction job kept by memory until Redis is back'),
       (error: unknown) =>
-        this.logger.warn({ requestId: data.requestId, pool: data.pool, reason, err: (error as Error).message }, 'extraction job skipped: neither Redis nor memory took it'),
+        this.logger.warn(
+          { requestId: data.requestId, pool: data.pool, reason, err: (error as Error).message },
+          'extraction job skipped: neither Redis nor memory took it',
+        ),
     );
   }
 

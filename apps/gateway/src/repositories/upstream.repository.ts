@@ -128,7 +128,14 @@ function forwardedResponseHeaders(headers: IncomingHttpHeaders): Record<string, 
     const value = headers[name];
     if (value === undefined) continue;
     const text = Array.isArray(value) ? value.join(', ') : value;
-    if (name === 'content-type' || name === 'content-disposition' || name === 'retry-after' || name.startsWith('x-ratelimit-') || name.startsWith('openai-') || name.startsWith('anthropic-')) {
+    if (
+      name === 'content-type' ||
+      name === 'content-disposition' ||
+      name === 'retry-after' ||
+      name.startsWith('x-ratelimit-') ||
+      name.startsWith('openai-') ||
+      name.startsWith('anthropic-')
+    ) {
       kept[name] = text;
     } else if (name === 'x-request-id' || name === 'request-id') {
       kept['x-upstream-request-id'] = text;
@@ -147,7 +154,11 @@ async function* mapBodyErrors(body: AsyncIterable<Uint8Array>): AsyncIterable<Ui
 
 function toUpstreamError(error: unknown, signal: AbortSignal | null): unknown {
   if (signal?.aborted) return error;
-  if (error instanceof undiciErrors.HeadersTimeoutError || error instanceof undiciErrors.BodyTimeoutError || error instanceof undiciErrors.ConnectTimeoutError) {
+  if (
+    error instanceof undiciErrors.HeadersTimeoutError ||
+    error instanceof undiciErrors.BodyTimeoutError ||
+    error instanceof undiciErrors.ConnectTimeoutError
+  ) {
     return upstreamError(504, 'the upstream did not answer in time');
   }
   if ((error as { name?: string }).name === 'AbortError') return error;

@@ -25,7 +25,10 @@ export class McpService {
     const origin = request.headers.origin;
     if (!mcpOriginAllowed(origin)) {
       this.deps.logger.warn({ requestId: request.id, origin }, 'mcp request from a web page that is not on this machine refused');
-      await reply.status(403).header('content-type', 'application/json').send(jsonRpcError(-32000, 'Forbidden: MCP requests from web pages are only accepted from localhost origins.'));
+      await reply
+        .status(403)
+        .header('content-type', 'application/json')
+        .send(jsonRpcError(-32000, 'Forbidden: MCP requests from web pages are only accepted from localhost origins.'));
       return;
     }
     const access = this.deps.access.resolve(request.headers, pathPool);
@@ -35,7 +38,11 @@ export class McpService {
     }
     if (request.method !== 'POST') {
       // Stateless: no session to delete, no stream for server-initiated messages (the client expects 405 then).
-      await reply.status(405).header('allow', 'POST').header('content-type', 'application/json').send(jsonRpcError(-32000, 'Method not allowed: this server is stateless, send JSON-RPC messages with POST.'));
+      await reply
+        .status(405)
+        .header('allow', 'POST')
+        .header('content-type', 'application/json')
+        .send(jsonRpcError(-32000, 'Method not allowed: this server is stateless, send JSON-RPC messages with POST.'));
       return;
     }
     let message: unknown;
@@ -44,7 +51,10 @@ export class McpService {
       message = parseJsonBody(request.body);
     } catch (error) {
       if (!(error instanceof EngramHttpError)) throw error;
-      await reply.status(400).header('content-type', 'application/json').send(jsonRpcError(-32700, `Parse error: ${error.message}.`));
+      await reply
+        .status(400)
+        .header('content-type', 'application/json')
+        .send(jsonRpcError(-32700, `Parse error: ${error.message}.`));
       return;
     }
 
@@ -55,7 +65,8 @@ export class McpService {
       {
         memory: this.deps.memory,
         tools: this.deps.tools,
-        onToolCall: (result, ms) => this.deps.logger.info({ requestId, pool, tool: result.name, isError: result.isError === true, ms: Math.round(ms) }, 'mcp tool call'),
+        onToolCall: (result, ms) =>
+          this.deps.logger.info({ requestId, pool, tool: result.name, isError: result.isError === true, ms: Math.round(ms) }, 'mcp tool call'),
       },
     );
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });

@@ -69,6 +69,9 @@ export class MemoryGate {
     if (this.down) return;
     this.down = true;
     const code = error instanceof MemoryError ? error.code : 'internal';
-    this.logger.warn({ code, err: (error as Error).message, ...(requestId ? { requestId } : {}) }, 'memory service unavailable: proxying without memory until it answers');
+    this.logger.warn(
+      { code, err: (error as Error).message, ...(requestId ? { requestId } : {}) },
+      'memory service unavailable: proxying without memory until it answers',
+    );
   }
 }

@@ -15,7 +15,8 @@ class RecordingMemory implements Pick<MemoryClient, 'call'> {
     this.calls.push([pattern, request as Record<string, unknown>]);
     if (this.failWith) throw new MemoryError(this.failWith, `refused with ${this.failWith}`);
     const { pool } = request as { pool: string };
-    if (pattern === MemoryPattern.Tier1) return { pool, block: `tier1 #${this.calls.length}`, ids: [], seq: this.calls.length } satisfies Tier1Response as never;
+    if (pattern === MemoryPattern.Tier1)
+      return { pool, block: `tier1 #${this.calls.length}`, ids: [], seq: this.calls.length } satisfies Tier1Response as never;
     if (pattern === MemoryPattern.Search) return [{ entry: memoryEntry('m1', { pool }), score: 2, effectiveConfidence: 0.9 }] as never;
     if (pattern === MemoryPattern.List) return [memoryEntry('m1', { pool })] as never;
     if (pattern === MemoryPattern.Page) return { data: [{ ...memoryEntry('m1', { pool }), effectiveConfidence: 1 }], nextCursor: 'next' } as never;
@@ -51,12 +52,19 @@ describe('MemoryRestService', () => {
     await rest.create('team', { content: 'uses pnpm' }, { dedupe: 'true' }, 'r1');
     await rest.create('team', { content: 'uses pnpm' }, { dedupe: 'false' }, 'r2');
     expect(memory.calls.map(([, request]) => (request as { dedupe?: boolean }).dedupe)).toEqual([true, undefined]);
-    await expect(rest.create('team', { content: 'uses pnpm' }, { dedupe: 'yes' }, 'r3')).rejects.toMatchObject({ status: 400, message: expect.stringContaining('dedupe') });
+    await expect(rest.create('team', { content: 'uses pnpm' }, { dedupe: 'yes' }, 'r3')).rejects.toMatchObject({
+      status: 400,
+      message: expect.stringContaining('dedupe'),
+    });
   });
 
   it('refuses a body it does not know with a 400 naming the field, before memory is asked', async () => {
     const { rest, memory } = newRestService();
-    await expect(rest.create('team', { content: '' }, {}, 'r1')).rejects.toMatchObject({ status: 400, code: 'invalid_request', message: expect.stringContaining('content') });
+    await expect(rest.create('team', { content: '' }, {}, 'r1')).rejects.toMatchObject({
+      status: 400,
+      code: 'invalid_request',
+      message: expect.stringContaining('content'),
+    });
     await expect(rest.update('team', 'm1', { content: 'x', colour: 'red' }, 'r1')).rejects.toMatchObject({ status: 400 });
     await expect(rest.list('team', { limit: '0' }, 'r1')).rejects.toMatchObject({ status: 400, message: expect.stringContaining('limit') });
     expect(memory.calls).toEqual([]);
@@ -82,13 +90,18 @@ describe('MemoryRestService', () => {
       data: [expect.objectContaining({ id: 'm1', score: 2, effectiveConfidence: 0.9 })],
       nextCursor: null,
     });
-    expect(await rest.list('team', { archived: 'false', limit: '5', sort: 'confidence', cursor: 'abc', confirmed: 'true', source: 'llm' }, 'r2')).toEqual({
+    expect(
+      await rest.list('team', { archived: 'false', limit: '5', sort: 'confidence', cursor: 'abc', confirmed: 'true', source: 'llm' }, 'r2'),
+    ).toEqual({
       data: [expect.objectContaining({ id: 'm1', effectiveConfidence: 1 })],
       nextCursor: 'next',
     });
     expect(memory.calls).toEqual([
       [MemoryPattern.Search, { pool: 'team', query: 'pnpm', includeArchived: true, recordReference: false, requestId: 'r1' }],
-      [MemoryPattern.Page, { pool: 'team', sort: 'confidence', confirmed: true, archived: false, source: 'llm', cursor: 'abc', limit: 5, requestId: 'r2' }],
+      [
+        MemoryPattern.Page,
+        { pool: 'team', sort: 'confidence', confirmed: true, archived: false, source: 'llm', cursor: 'abc', limit: 5, requestId: 'r2' },
+      ],
     ]);
   });
 
@@ -103,12 +116,19 @@ describe('MemoryRestService', () => {
     const { rest, memory } = newRestService();
     memory.call = async (pattern, request) => {
       if (pattern === MemoryPattern.Stats) {
-        return { lastSeq: 9, pools: [{ pool: 'team', active: 2, archived: 1, byCategory: { project: 2 }, lastSeq: 9, lastChangedAt: '2026-05-01T12:00:00.000Z' }] } as never;
+        return {
+          lastSeq: 9,
+          pools: [{ pool: 'team', active: 2, archived: 1, byCategory: { project: 2 }, lastSeq: 9, lastChangedAt: '2026-05-01T12:00:00.000Z' }],
+        } as never;
       }
       const { pool } = request as { pool: string };
       return { pool, block: pool === 'team' ? 'x'.repeat(120) : '', ids: pool === 'team' ? ['a', 'b'] : [], seq: 9 } as never;
     };
-    const [team] = (await rest.pools({ all: true }, 'r1')).data as { pool: string; active: number; tier1: { chars: number; tokens: number; ids: number } }[];
+    const [team] = (await rest.pools({ all: true }, 'r1')).data as {
+      pool: string;
+      active: number;
+      tier1: { chars: number; tokens: number; ids: number };
+    }[];
     expect(team).toMatchObject({ pool: 'team', active: 2, tier1: { chars: 120, ids: 2 } });
     // 120 repeated letters are far fewer o200k tokens than characters, and never none.
     expect(team?.tier1.tokens).toBeGreaterThan(0);

@@ -1,6 +1,22 @@
-import { MemoryError, MemoryPattern, PAGE_SORTS, type EventsPage, type MemoryClient, type MemoryContract, type MemoryErrorCode } from '@engram/contracts';
+import {
+  MemoryError,
+  MemoryPattern,
+  PAGE_SORTS,
+  type EventsPage,
+  type MemoryClient,
+  type MemoryContract,
+  type MemoryErrorCode,
+} from '@engram/contracts';
 import { CATEGORIES, CONTENT_MAX_CHARS, MEMORY_SOURCES, MEMORY_TYPES } from '@engram/domain';
-import { EngramHttpError, MEMORY_TOOLS, clientError, memoryPromptTokens, type MemoryToolDefinition, type PoolGrant, type Tier1Cache } from '@engram/engine';
+import {
+  EngramHttpError,
+  MEMORY_TOOLS,
+  clientError,
+  memoryPromptTokens,
+  type MemoryToolDefinition,
+  type PoolGrant,
+  type Tier1Cache,
+} from '@engram/engine';
 import { z } from 'zod';
 
 const category = z.enum(CATEGORIES);
@@ -28,7 +44,9 @@ const ListQuery = z.object({
   cursor: z.string().max(512).optional(),
   limit: z.coerce.number().int().min(1).max(500).optional(),
 });
-const IdempotencyKey = z.string('Idempotency-Key must be given once').regex(/^[\x21-\x7e]{1,255}$/, 'Idempotency-Key must be 1-255 printable ASCII characters without spaces');
+const IdempotencyKey = z
+  .string('Idempotency-Key must be given once')
+  .regex(/^[\x21-\x7e]{1,255}$/, 'Idempotency-Key must be 1-255 printable ASCII characters without spaces');
 const EventsQuery = z.object({
   after: z.coerce.number().int().min(0).default(0),
   limit: z.coerce.number().int().min(1).max(1000).optional(),
@@ -81,7 +99,9 @@ export class MemoryRestService {
       });
       const data = hits
         .filter(({ entry }) => q.type === undefined || entry.type === q.type)
-        .filter(({ entry }) => (q.confirmed === undefined || entry.isConfirmed === q.confirmed) && (q.source === undefined || entry.source === q.source))
+        .filter(
+          ({ entry }) => (q.confirmed === undefined || entry.isConfirmed === q.confirmed) && (q.source === undefined || entry.source === q.source),
+        )
         .map((hit) => ({ ...hit.entry, score: hit.score, effectiveConfidence: hit.effectiveConfidence }));
       return { data, nextCursor: null };
     }
@@ -170,7 +190,9 @@ export class MemoryRestService {
 
   async remove(pool: string, id: string, purge: boolean, requestId: string): Promise<unknown> {
     const meta = { pool, id, actor: 'user' as const, requestId, causationId: requestId };
-    const result = purge ? await this.call(MemoryPattern.Purge, meta) : await this.call(MemoryPattern.Delete, { ...meta, reason: 'deleted by a person' });
+    const result = purge
+      ? await this.call(MemoryPattern.Purge, meta)
+      : await this.call(MemoryPattern.Delete, { ...meta, reason: 'deleted by a person' });
     this.cache.evict(pool);
     return result;
   }

@@ -51,7 +51,8 @@ export class TurnService {
       upstreamLatency: (seconds: number) => metrics.upstreamSeconds(seconds),
       memoryRound: () => metrics.memoryRound(),
       error: (kind: 'upstream' | 'upstream_status' | 'client_abort' | 'internal') => metrics.error(kind),
-      internalError: (error: unknown) => deps.logger.error({ err: error instanceof Error ? error.stack : String(error) }, 'request failed inside Engram'),
+      internalError: (error: unknown) =>
+        deps.logger.error({ err: error instanceof Error ? error.stack : String(error) }, 'request failed inside Engram'),
     };
   }
 
@@ -77,14 +78,16 @@ export class TurnService {
     const context: TurnContext = { pool, requestId };
     // The request id travels explicitly (context, job data, log fields), not in an AsyncLocalStorage:
     // on Node 20 that would turn on promise hooks for every promise of every request.
-    await this.serve(surface, parsed, raw as Buffer, context, upstream, request.headers['x-engram-memory'] !== 'off', sink).catch((error: unknown) => {
-      // A bug on one request answers that request with a 500; it never reaches the process.
-      this.deps.metrics.error('internal');
-      this.deps.logger.error({ err: error instanceof Error ? error.stack : String(error), requestId }, 'request failed');
-      if (sink.started) return sink.abort();
-      const failure = internalError();
-      sink.respond(500, JSON_HEADERS, JSON.stringify(surface.adapter.errorBody ? surface.adapter.errorBody(failure) : failure.body()));
-    });
+    await this.serve(surface, parsed, raw as Buffer, context, upstream, request.headers['x-engram-memory'] !== 'off', sink).catch(
+      (error: unknown) => {
+        // A bug on one request answers that request with a 500; it never reaches the process.
+        this.deps.metrics.error('internal');
+        this.deps.logger.error({ err: error instanceof Error ? error.stack : String(error), requestId }, 'request failed');
+        if (sink.started) return sink.abort();
+        const failure = internalError();
+        sink.respond(500, JSON_HEADERS, JSON.stringify(surface.adapter.errorBody ? surface.adapter.errorBody(failure) : failure.body()));
+      },
+    );
   }
 
   private async serve<R>(
@@ -114,13 +117,19 @@ export class TurnService {
       tools: this.deps.maxIterations > 0 ? MEMORY_TOOLS : [],
     });
     if (tier1.block !== '') this.deps.metrics.tier1Injected(tier1.block.length);
-    await runTurn(surface.adapter, withMemory, { ...context, tier1Ids: tier1.ids }, {
-      upstream,
-      tools: this.deps.tools,
-      extraction: this.deps.extraction,
-      maxIterations: this.deps.maxIterations,
-      observer: this.observer,
-    }, sink);
+    await runTurn(
+      surface.adapter,
+      withMemory,
+      { ...context, tier1Ids: tier1.ids },
+      {
+        upstream,
+        tools: this.deps.tools,
+        extraction: this.deps.extraction,
+        maxIterations: this.deps.maxIterations,
+        observer: this.observer,
+      },
+      sink,
+    );
   }
 
   private reject<R>(surface: Surface<R>, sink: HttpSink, error: EngramHttpError): void {

@@ -40,7 +40,11 @@ export async function backupDataDir(dataDirPath: string, target: string): Promis
 
   const eventsCopy = join(partial, 'events');
   mkdirSync(eventsCopy);
-  const segments = existsSync(dataDir.eventsDir) ? readdirSync(dataDir.eventsDir).filter((name) => name.endsWith('.ndjson')).sort() : [];
+  const segments = existsSync(dataDir.eventsDir)
+    ? readdirSync(dataDir.eventsDir)
+        .filter((name) => name.endsWith('.ndjson'))
+        .sort()
+    : [];
   for (const name of segments) writeFileSync(join(eventsCopy, name), readFileSync(join(dataDir.eventsDir, name)));
   const logSeq = await checkLogCopy(eventsCopy);
   if (logSeq < databaseSeq) {

@@ -18,8 +18,20 @@ export function exportCommand(): Command {
           return;
         }
         const active = entries.filter((entry) => !entry.isArchived);
-        process.stdout.write(`# USER.md\n${renderFlatFile(options.pool, 'USER', active.filter((entry) => entry.type === 'USER'))}\n`);
-        process.stdout.write(`# MEMORY.md\n${renderFlatFile(options.pool, 'MEMORY', active.filter((entry) => entry.type === 'MEMORY'))}`);
+        process.stdout.write(
+          `# USER.md\n${renderFlatFile(
+            options.pool,
+            'USER',
+            active.filter((entry) => entry.type === 'USER'),
+          )}\n`,
+        );
+        process.stdout.write(
+          `# MEMORY.md\n${renderFlatFile(
+            options.pool,
+            'MEMORY',
+            active.filter((entry) => entry.type === 'MEMORY'),
+          )}`,
+        );
       } finally {
         data.close();
       }

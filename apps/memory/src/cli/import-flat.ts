@@ -5,7 +5,7 @@ import { cliLogger, defaultDataDir } from './cli-logger.js';
 /** `engram import-flat --pool P [--data-dir D]` */
 export function importFlatCommand(): Command {
   return new Command('import-flat')
-    .description("recover a pool from its flat files (pools/<pool>/MEMORY.md and USER.md) as new events (stop the memory service first)")
+    .description('recover a pool from its flat files (pools/<pool>/MEMORY.md and USER.md) as new events (stop the memory service first)')
     .requiredOption('--pool <pool>', 'pool to recover')
     .option('--data-dir <dir>', 'data dir (default: $ENGRAM_DATA_DIR or ./data)')
     .action(async (options: { pool: string; dataDir?: string }) => {

@@ -20,7 +20,7 @@ export function mcpCommand(): Command {
   return new Command('mcp')
     .description('serve Engram memory to an MCP client over stdio, through a running gateway')
     .requiredOption('--url <url>', 'the gateway, e.g. http://localhost:8080', gatewayUrl)
-    .option('--pool <pool>', 'the pool (default: the key\'s first pool, or default)', poolName)
+    .option('--pool <pool>', "the pool (default: the key's first pool, or default)", poolName)
     .addOption(new Option('--key <key>', 'an Engram API key, when the gateway has ENGRAM_API_KEYS').env('ENGRAM_API_KEY'))
     .action((options: McpOptions) => bridge(options));
 }
@@ -37,7 +37,8 @@ function gatewayUrl(value: string): URL {
 }
 
 function poolName(value: string): string {
-  if (!isValidPoolName(value)) throw new InvalidArgumentError('a pool name is lowercase letters, digits, ".", "_" and "-" (^[a-z0-9][a-z0-9._-]{0,63}$)');
+  if (!isValidPoolName(value))
+    throw new InvalidArgumentError('a pool name is lowercase letters, digits, ".", "_" and "-" (^[a-z0-9][a-z0-9._-]{0,63}$)');
   return value;
 }
 
@@ -50,7 +51,10 @@ export function mcpEndpoint(base: URL, pool: string | undefined): URL {
 async function bridge(options: McpOptions): Promise<void> {
   const logger = cliLogger();
   const endpoint = mcpEndpoint(options.url, options.pool);
-  const http = new StreamableHTTPClientTransport(endpoint, options.key ? { requestInit: { headers: { authorization: `Bearer ${options.key}` } } } : {});
+  const http = new StreamableHTTPClientTransport(
+    endpoint,
+    options.key ? { requestInit: { headers: { authorization: `Bearer ${options.key}` } } } : {},
+  );
   const stdio = new StdioServerTransport();
   const initializeIds = new Set<RequestId>();
   // Once the client hangs up, requests still in flight are cut on purpose: nothing to report.

@@ -25,6 +25,6 @@ export class InternalTokenGuard implements CanActivate {
       { pattern: rpc.getPattern(), remote: `${socket.remoteAddress}:${socket.remotePort}`, token: presented === undefined ? 'missing' : 'wrong' },
       'memory call refused: no valid internal token',
     );
-    throw new MemoryError('unauthorized', 'memory calls need the internal token (ENGRAM_INTERNAL_TOKEN or the data dir\'s internal-token)');
+    throw new MemoryError('unauthorized', "memory calls need the internal token (ENGRAM_INTERNAL_TOKEN or the data dir's internal-token)");
   }
 }

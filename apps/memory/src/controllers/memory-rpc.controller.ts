@@ -100,9 +100,7 @@ export class MemoryRpcController {
   }
 
   @MessagePattern(MemoryPattern.Consolidate)
-  consolidate(
-    @Payload() request: Request<typeof MemoryPattern.Consolidate>,
-  ): Response<typeof MemoryPattern.Consolidate> {
+  consolidate(@Payload() request: Request<typeof MemoryPattern.Consolidate>): Response<typeof MemoryPattern.Consolidate> {
     return this.handle(MemoryPattern.Consolidate, request, () => this.memory.consolidate(request));
   }
 
@@ -122,9 +120,7 @@ export class MemoryRpcController {
   }
 
   @MessagePattern(MemoryPattern.EventsAfter)
-  eventsAfter(
-    @Payload() request: Request<typeof MemoryPattern.EventsAfter>,
-  ): Response<typeof MemoryPattern.EventsAfter> {
+  eventsAfter(@Payload() request: Request<typeof MemoryPattern.EventsAfter>): Response<typeof MemoryPattern.EventsAfter> {
     return this.handle(MemoryPattern.EventsAfter, request, () => this.memory.eventsAfter(request));
   }
 

@@ -18,9 +18,7 @@ export class JobQueueRepository implements OnModuleDestroy {
   constructor(@Inject(CONFIG) private readonly config: EngramConfig) {}
 
   async enqueue(items: readonly JobItem[]): Promise<void> {
-    const added = Promise.all(
-      items.map((item) => this.queue(queueOfJob[item.name]).add(item.name, item.data, jobOptionsFor(item))),
-    );
+    const added = Promise.all(items.map((item) => this.queue(queueOfJob[item.name]).add(item.name, item.data, jobOptionsFor(item))));
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`Redis did not accept jobs within ${ENQUEUE_DEADLINE_MS} ms`)), ENQUEUE_DEADLINE_MS);

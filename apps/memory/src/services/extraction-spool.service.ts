@@ -36,7 +36,10 @@ export class ExtractionSpoolService implements OnApplicationBootstrap, OnModuleD
 
   put(request: SpoolExtractionRequest): { readonly spooled: true } {
     this.spool.put(request);
-    this.logger.info({ pool: request.pool, requestId: request.requestId, waiting: this.spool.size }, 'kept an extraction on disk until Redis takes jobs again');
+    this.logger.info(
+      { pool: request.pool, requestId: request.requestId, waiting: this.spool.size },
+      'kept an extraction on disk until Redis takes jobs again',
+    );
     return { spooled: true };
   }
 

@@ -60,7 +60,13 @@ function newOutbox() {
   const changes = new FakeChanges();
   const { logger, lines } = recordingLogger();
   // The service takes the concrete classes Nest injects; it uses only what the fakes implement.
-  const outbox = new OutboxService(store as unknown as MemoryService, queues as unknown as JobQueueRepository, changes as unknown as ChangePublisherRepository, loadConfig({}), logger);
+  const outbox = new OutboxService(
+    store as unknown as MemoryService,
+    queues as unknown as JobQueueRepository,
+    changes as unknown as ChangePublisherRepository,
+    loadConfig({}),
+    logger,
+  );
   return { outbox, store, queues, changes, lines };
 }
 

@@ -25,10 +25,7 @@ export class ConsolidateProcessor extends WorkerHost {
     switch (item.name) {
       case JobName.ConsolidatePool:
         return inJobScope(job, item.data.pool, async () => {
-          const outcome = await consolidatePool(
-            { memory: this.memory, llm: this.llm, settings: this.config.consolidation },
-            item.data,
-          );
+          const outcome = await consolidatePool({ memory: this.memory, llm: this.llm, settings: this.config.consolidation }, item.data);
           if (outcome.refused.length > 0) this.logger.warn({ refused: outcome.refused }, 'model consolidation plan refused');
           return outcome;
         });

@@ -1,11 +1,7 @@
 import { JobName, QueueName, type JobNameOfQueue } from '@engram/jobs';
 import type { ProcessorDeclaration } from '../handler-coverage.js';
 
-function declare<Q extends QueueName>(
-  name: string,
-  queue: Q,
-  handles: readonly JobNameOfQueue<Q>[],
-): ProcessorDeclaration & { readonly queue: Q } {
+function declare<Q extends QueueName>(name: string, queue: Q, handles: readonly JobNameOfQueue<Q>[]): ProcessorDeclaration & { readonly queue: Q } {
   return { name, queue, handles };
 }
 

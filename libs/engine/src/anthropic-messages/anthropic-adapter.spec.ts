@@ -10,14 +10,26 @@ import type { AnthropicBlock, AnthropicRequest } from './anthropic-types.js';
 const adapter = new AnthropicMessagesAdapter();
 const TIER1 = TEST_TIER1;
 
-type Block = { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> } | { type: 'thinking'; thinking: string; signature: string };
+type Block =
+  | { type: 'text'; text: string }
+  | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
+  | { type: 'thinking'; thinking: string; signature: string };
 
 /** An upstream stream in Anthropic's exact grammar, one delta per text piece. */
 function upstreamStream(blocks: Block[], stopReason: string, usage = { input_tokens: 10, output_tokens: 5 }): string {
   const out: string[] = [];
   const send = (type: string, data: object) => out.push(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
   send('message_start', {
-    message: { id: 'msg_up', type: 'message', role: 'assistant', model: 'claude-x', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: usage.input_tokens, output_tokens: 1 } },
+    message: {
+      id: 'msg_up',
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-x',
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: usage.input_tokens, output_tokens: 1 },
+    },
   });
   blocks.forEach((block, index) => {
     if (block.type === 'text') {
@@ -27,7 +39,8 @@ function upstreamStream(blocks: Block[], stopReason: string, usage = { input_tok
     } else if (block.type === 'tool_use') {
       send('content_block_start', { index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} } });
       const json = JSON.stringify(block.input);
-      for (const piece of ['', json.slice(0, 7), json.slice(7)]) send('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: piece } });
+      for (const piece of ['', json.slice(0, 7), json.slice(7)])
+        send('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: piece } });
     } else {
       send('content_block_start', { index, content_block: { type: 'thinking', thinking: '', signature: '' } });
       send('content_block_delta', { index, delta: { type: 'thinking_delta', thinking: block.thinking } });
@@ -41,7 +54,16 @@ function upstreamStream(blocks: Block[], stopReason: string, usage = { input_tok
 }
 
 function upstreamJson(blocks: Block[], stopReason: string, usage = { input_tokens: 10, output_tokens: 5 }): string {
-  return JSON.stringify({ id: 'msg_up', type: 'message', role: 'assistant', model: 'claude-x', content: blocks, stop_reason: stopReason, stop_sequence: null, usage });
+  return JSON.stringify({
+    id: 'msg_up',
+    type: 'message',
+    role: 'assistant',
+    model: 'claude-x',
+    content: blocks,
+    stop_reason: stopReason,
+    stop_sequence: null,
+    usage,
+  });
 }
 
 /** runTurn with this adapter against scripted upstream replies and a recording memory. */
@@ -106,7 +128,15 @@ describe('AnthropicMessagesAdapter.withMemory', () => {
 describe('runTurn with the Anthropic adapter, streaming', () => {
   it('runs a memory search out of sight and streams one message with gap-free indexes and summed usage', async () => {
     const { sink, sent, calls } = await run(ask('which shell do I use?', { stream: true }), [
-      { body: upstreamStream([{ type: 'text', text: 'Let me check.' }, { type: 'tool_use', id: 'toolu_1', name: 'memory_search', input: { query: 'shell' } }], 'tool_use') },
+      {
+        body: upstreamStream(
+          [
+            { type: 'text', text: 'Let me check.' },
+            { type: 'tool_use', id: 'toolu_1', name: 'memory_search', input: { query: 'shell' } },
+          ],
+          'tool_use',
+        ),
+      },
       { body: upstreamStream([{ type: 'text', text: 'You use fish.' }], 'end_turn', { input_tokens: 30, output_tokens: 7 }) },
     ]);
 
@@ -181,14 +211,24 @@ describe('runTurn with the Anthropic adapter, streaming', () => {
   });
 
   it('keeps text that only looked like the start of a marker, at the end of a block too', async () => {
-    const { sink } = await run(ask('compare', { stream: true }), [{ body: upstreamStream([{ type: 'text', text: 'a <MEM b, so 1 <' }], 'end_turn') }]);
+    const { sink } = await run(ask('compare', { stream: true }), [
+      { body: upstreamStream([{ type: 'text', text: 'a <MEM b, so 1 <' }], 'end_turn') },
+    ]);
     const message = await assemble(sink.body);
     expect(message.content).toEqual([{ type: 'text', text: 'a <MEM b, so 1 <' }]);
   });
 
   it('sends thinking blocks back whole, signature included, in the memory round', async () => {
     const { sent } = await run(ask('what do I prefer?', { stream: true }), [
-      { body: upstreamStream([{ type: 'thinking', thinking: 'Check memory.', signature: 'sig==' }, { type: 'tool_use', id: 'toolu_1', name: 'memory_list', input: {} }], 'tool_use') },
+      {
+        body: upstreamStream(
+          [
+            { type: 'thinking', thinking: 'Check memory.', signature: 'sig==' },
+            { type: 'tool_use', id: 'toolu_1', name: 'memory_list', input: {} },
+          ],
+          'tool_use',
+        ),
+      },
       { body: upstreamStream([{ type: 'text', text: 'Tabs.' }], 'end_turn') },
     ]);
     expect(sent[1]?.messages.at(-2)?.content).toEqual([
@@ -199,7 +239,13 @@ describe('runTurn with the Anthropic adapter, streaming', () => {
 
   it('stops the loop at the round limit and still closes one well-formed message', async () => {
     const search = (id: string) => ({ body: upstreamStream([{ type: 'tool_use', id, name: 'memory_search', input: { query: id } }], 'tool_use') });
-    const { sink, sent } = await run(ask('loop', { stream: true }), [search('toolu_1'), search('toolu_2'), search('toolu_3'), search('toolu_4'), search('toolu_5')]);
+    const { sink, sent } = await run(ask('loop', { stream: true }), [
+      search('toolu_1'),
+      search('toolu_2'),
+      search('toolu_3'),
+      search('toolu_4'),
+      search('toolu_5'),
+    ]);
     expect(sent).toHaveLength(5);
     const lastResults = sent[4]?.messages.at(-1)?.content as AnthropicBlock[];
     expect(lastResults[0]?.content).toBe('No more memory searches this turn. Use what you have.');
@@ -235,7 +281,12 @@ describe('runTurn with the Anthropic adapter, not streaming', () => {
   it('answers one message without memory blocks, stop_reason mapped back, usage summed', async () => {
     const { sink } = await run(ask('which shell?'), [
       { body: upstreamJson([{ type: 'tool_use', id: 'toolu_1', name: 'memory_search', input: { query: 'shell' } }], 'tool_use') },
-      { body: upstreamJson([{ type: 'text', text: 'fish <MEMORY_SUGGEST>uses fish</MEMORY_SUGGEST>' }], 'end_turn', { input_tokens: 20, output_tokens: 3 }) },
+      {
+        body: upstreamJson([{ type: 'text', text: 'fish <MEMORY_SUGGEST>uses fish</MEMORY_SUGGEST>' }], 'end_turn', {
+          input_tokens: 20,
+          output_tokens: 3,
+        }),
+      },
     ]);
     expect(sink.status).toBe(200);
     const body = JSON.parse(sink.body) as Message;
@@ -252,6 +303,9 @@ describe('runTurn with the Anthropic adapter, not streaming', () => {
 
     const unreachable = await run(ask('hi'), []);
     expect(unreachable.sink.status).toBe(502);
-    expect(JSON.parse(unreachable.sink.body)).toEqual({ type: 'error', error: { type: 'api_error', message: expect.stringContaining('ECONNREFUSED') } });
+    expect(JSON.parse(unreachable.sink.body)).toEqual({
+      type: 'error',
+      error: { type: 'api_error', message: expect.stringContaining('ECONNREFUSED') },
+    });
   });
 });

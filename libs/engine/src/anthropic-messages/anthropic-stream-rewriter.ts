@@ -230,7 +230,9 @@ export class AnthropicStreamRewriter implements StreamRewriter {
       visible = state.heldText;
       state.heldText = '';
     }
-    return out + event('content_block_delta', { type: 'content_block_delta', index: state.clientIndex, delta: { type: 'text_delta', text: visible } });
+    return (
+      out + event('content_block_delta', { type: 'content_block_delta', index: state.clientIndex, delta: { type: 'text_delta', text: visible } })
+    );
   }
 
   private renumbered(message: SseMessage, data: Record<string, unknown>, state: BlockState): string {

@@ -9,7 +9,15 @@ describe('mcpOriginAllowed', () => {
   });
 
   it('refuses any other page, including one that rebinds its name to 127.0.0.1', () => {
-    for (const origin of ['http://evil.example:8080', 'https://localhost.evil.example', 'http://127.0.0.1.nip.io', 'null', 'file://', 'chrome-extension://abc', 'not a url']) {
+    for (const origin of [
+      'http://evil.example:8080',
+      'https://localhost.evil.example',
+      'http://127.0.0.1.nip.io',
+      'null',
+      'file://',
+      'chrome-extension://abc',
+      'not a url',
+    ]) {
       expect([origin, mcpOriginAllowed(origin)]).toEqual([origin, false]);
     }
   });

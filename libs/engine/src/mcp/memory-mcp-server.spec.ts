@@ -9,7 +9,23 @@ import type { MemoryPort } from '../ports.js';
 import { createMemoryMcpServer } from './memory-mcp-server.js';
 
 function entry(id: string, content: string): MemoryEntry {
-  return { id, pool: 'alpha', type: 'MEMORY', category: null, content, confidence: 1, createdAt: '', updatedAt: '', lastReferenced: null, referenceCount: 0, isConfirmed: false, isArchived: false, source: 'llm', supersededBy: null, supersedes: [] };
+  return {
+    id,
+    pool: 'alpha',
+    type: 'MEMORY',
+    category: null,
+    content,
+    confidence: 1,
+    createdAt: '',
+    updatedAt: '',
+    lastReferenced: null,
+    referenceCount: 0,
+    isConfirmed: false,
+    isArchived: false,
+    source: 'llm',
+    supersededBy: null,
+    supersedes: [],
+  };
 }
 
 /** A memory service double holding `count` entries of pool alpha; `down` makes every call fail as unreachable. */
@@ -60,8 +76,18 @@ describe('memory MCP server', () => {
     const stored = (await client.callTool({ name: 'store_memory', arguments: { content: 'uses fish shell' } })) as CallToolResult;
     expect(stored).toEqual({ content: [{ type: 'text', text: 'Stored [id:new1] uses fish shell' }], isError: false });
     await client.callTool({ name: 'memory_search', arguments: { query: 'fact' } });
-    expect(memory.requests.find((r) => r.pattern === MemoryPattern.Store)?.request).toMatchObject({ pool: 'alpha', actor: 'mcp', source: 'llm', requestId: 'req-1' });
-    expect(memory.requests.find((r) => r.pattern === MemoryPattern.Search)?.request).toMatchObject({ pool: 'alpha', actor: 'mcp', recordReference: true, requestId: 'req-1' });
+    expect(memory.requests.find((r) => r.pattern === MemoryPattern.Store)?.request).toMatchObject({
+      pool: 'alpha',
+      actor: 'mcp',
+      source: 'llm',
+      requestId: 'req-1',
+    });
+    expect(memory.requests.find((r) => r.pattern === MemoryPattern.Search)?.request).toMatchObject({
+      pool: 'alpha',
+      actor: 'mcp',
+      recordReference: true,
+      requestId: 'req-1',
+    });
   });
 
   it('answers a call that fails, even with memory down, as a tool error rather than a protocol error', async () => {
@@ -80,7 +106,9 @@ describe('memory MCP server', () => {
     expect(first.resources).toHaveLength(101);
     expect(first.nextCursor).toBe('100');
     const second = await client.listResources({ cursor: first.nextCursor! });
-    expect(second.resources.map((resource) => resource.uri)).toEqual(Array.from({ length: 50 }, (_, i) => `engram://pools/alpha/memories/m${100 + i}`));
+    expect(second.resources.map((resource) => resource.uri)).toEqual(
+      Array.from({ length: 50 }, (_, i) => `engram://pools/alpha/memories/m${100 + i}`),
+    );
     expect(second.nextCursor).toBeUndefined();
     await expect(client.listResources({ cursor: '../etc' })).rejects.toMatchObject({ code: -32602 });
   });

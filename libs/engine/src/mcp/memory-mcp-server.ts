@@ -51,7 +51,11 @@ export function createMemoryMcpServer(context: TurnContext, deps: MemoryMcpDeps)
   );
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: MEMORY_TOOLS.map((tool): Tool => ({ name: tool.name, description: tool.description, inputSchema: tool.parameters as Tool['inputSchema'] })),
+    tools: MEMORY_TOOLS.map((tool): Tool => ({
+      name: tool.name,
+      description: tool.description,
+      inputSchema: tool.parameters as Tool['inputSchema'],
+    })),
   }));
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
@@ -59,7 +63,11 @@ export function createMemoryMcpServer(context: TurnContext, deps: MemoryMcpDeps)
     // JSON-RPC ids restart at 0 in every session, so alone they would make two sessions' stores of one text one
     // entry (the executor derives the idempotency key from the call id); with the HTTP request id, a retried POST
     // that keeps its x-request-id still stores once.
-    const call = { id: `mcp:${requestId}:${String(extra.requestId)}`, name: request.params.name, arguments: JSON.stringify(request.params.arguments ?? {}) };
+    const call = {
+      id: `mcp:${requestId}:${String(extra.requestId)}`,
+      name: request.params.name,
+      arguments: JSON.stringify(request.params.arguments ?? {}),
+    };
     const result = await deps.tools.run(call, context, 'mcp');
     deps.onToolCall?.(result, performance.now() - started);
     return { content: [{ type: 'text', text: result.content }], isError: result.isError === true };
@@ -69,13 +77,26 @@ export function createMemoryMcpServer(context: TurnContext, deps: MemoryMcpDeps)
     const offset = pageOffset(request.params?.cursor);
     const entries = await memoryCall(() => deps.memory.call(MemoryPattern.List, { pool, limit: RESOURCE_PAGE, offset, requestId }));
     const resources: Resource[] = entries.map((entry) => entryResource(pool, entry));
-    if (offset === 0) resources.unshift({ uri: tier1Uri(pool), name: 'tier1', title: `Tier 1 memory of ${pool}`, description: 'The facts injected into every prompt of this pool.', mimeType: 'text/plain' });
+    if (offset === 0)
+      resources.unshift({
+        uri: tier1Uri(pool),
+        name: 'tier1',
+        title: `Tier 1 memory of ${pool}`,
+        description: 'The facts injected into every prompt of this pool.',
+        mimeType: 'text/plain',
+      });
     return { resources, ...(entries.length === RESOURCE_PAGE ? { nextCursor: String(offset + RESOURCE_PAGE) } : {}) };
   });
 
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
     resourceTemplates: [
-      { uriTemplate: `engram://pools/${pool}/memories/{id}`, name: 'memory', title: 'One memory entry', description: 'An entry of this pool by id (from an [id:...] citation).', mimeType: 'application/json' },
+      {
+        uriTemplate: `engram://pools/${pool}/memories/{id}`,
+        name: 'memory',
+        title: 'One memory entry',
+        description: 'An entry of this pool by id (from an [id:...] citation).',
+        mimeType: 'application/json',
+      },
     ],
   }));
 
@@ -83,7 +104,11 @@ export function createMemoryMcpServer(context: TurnContext, deps: MemoryMcpDeps)
     const uri = request.params.uri;
     const target = parseUri(uri);
     if (!target || target.pool !== pool) {
-      throw new McpError(RESOURCE_NOT_FOUND, `No resource ${uri} here: this connection serves ${tier1Uri(pool)} and engram://pools/${pool}/memories/<id>.`, { uri });
+      throw new McpError(
+        RESOURCE_NOT_FOUND,
+        `No resource ${uri} here: this connection serves ${tier1Uri(pool)} and engram://pools/${pool}/memories/<id>.`,
+        { uri },
+      );
     }
     if (target.id === undefined) {
       const tier1 = await memoryCall(() => deps.memory.call(MemoryPattern.Tier1, { pool, requestId }));
@@ -124,7 +149,8 @@ async function memoryCall<T>(call: () => Promise<T>, uri?: string): Promise<T> {
   try {
     return await call();
   } catch (error) {
-    if (error instanceof MemoryError && error.code === 'not_found' && uri !== undefined) throw new McpError(RESOURCE_NOT_FOUND, `No memory at ${uri}.`, { uri });
+    if (error instanceof MemoryError && error.code === 'not_found' && uri !== undefined)
+      throw new McpError(RESOURCE_NOT_FOUND, `No memory at ${uri}.`, { uri });
     if (error instanceof MemoryError && error.code === 'invalid_request') throw new McpError(ErrorCode.InvalidParams, error.message);
     throw new McpError(ErrorCode.InternalError, 'Memory is unavailable right now.');
   }

@@ -115,7 +115,11 @@ export class OpenAiChatAdapter implements WireAdapter<ChatRequest> {
     const choice = (body as ChatCompletion).choices?.[0];
     return {
       text: textOf(message?.content),
-      toolCalls: (message?.tool_calls ?? []).map((call) => ({ id: call.id, name: call.function?.name ?? '', arguments: call.function?.arguments ?? '' })),
+      toolCalls: (message?.tool_calls ?? []).map((call) => ({
+        id: call.id,
+        name: call.function?.name ?? '',
+        arguments: call.function?.arguments ?? '',
+      })),
       finishReason: choice?.finish_reason ?? null,
     };
   }
@@ -151,7 +155,10 @@ export class OpenAiChatAdapter implements WireAdapter<ChatRequest> {
   private chatTools(tools: readonly MemoryToolDefinition[]): readonly unknown[] {
     const cached = this.toolsCache.get(tools);
     if (cached) return cached;
-    const rendered = tools.map((tool): object => ({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters } }));
+    const rendered = tools.map((tool): object => ({
+      type: 'function',
+      function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+    }));
     for (const tool of rendered) this.memoryToolObjects.add(tool);
     const last = rendered[rendered.length - 1];
     if (last && rendered.length === MEMORY_TOOL_COUNT) this.memoryToolsJson.set(last, JSON.stringify(rendered).slice(1, -1));
@@ -168,9 +175,7 @@ function toChatCall(call: ToolCall): ChatToolCall {
 function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
   if (Array.isArray(content)) {
-    return content
-      .map((part) => ((part as { type?: unknown }).type === 'text' ? String((part as { text?: unknown }).text ?? '') : ''))
-      .join('');
+    return content.map((part) => ((part as { type?: unknown }).type === 'text' ? String((part as { text?: unknown }).text ?? '') : '')).join('');
   }
   return '';
 }

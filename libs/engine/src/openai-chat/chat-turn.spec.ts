@@ -21,16 +21,31 @@ interface Script {
 
 function streamOf(script: Script, id: string): string {
   const base = { id, object: 'chat.completion.chunk', created: 1, model: 'm' };
-  const frames: unknown[] = [{ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: script.text ? '' : null }, finish_reason: null }] }];
+  const frames: unknown[] = [
+    { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: script.text ? '' : null }, finish_reason: null }] },
+  ];
   for (const piece of script.text ?? []) frames.push({ ...base, choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] });
   (script.calls ?? []).forEach((call, index) => {
-    frames.push({ ...base, choices: [{ index: 0, delta: { tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }, finish_reason: null }] });
+    frames.push({
+      ...base,
+      choices: [
+        {
+          index: 0,
+          delta: { tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] },
+          finish_reason: null,
+        },
+      ],
+    });
     for (let i = 0; i < call.args.length; i += 5) {
-      frames.push({ ...base, choices: [{ index: 0, delta: { tool_calls: [{ index, function: { arguments: call.args.slice(i, i + 5) } }] }, finish_reason: null }] });
+      frames.push({
+        ...base,
+        choices: [{ index: 0, delta: { tool_calls: [{ index, function: { arguments: call.args.slice(i, i + 5) } }] }, finish_reason: null }],
+      });
     }
   });
   frames.push({ ...base, choices: [{ index: 0, delta: {}, finish_reason: script.finish ?? (script.calls ? 'tool_calls' : 'stop') }] });
-  if (script.usage) frames.push({ ...base, choices: [], usage: { prompt_tokens: script.usage, completion_tokens: 1, total_tokens: script.usage + 1 } });
+  if (script.usage)
+    frames.push({ ...base, choices: [], usage: { prompt_tokens: script.usage, completion_tokens: 1, total_tokens: script.usage + 1 } });
   return `${frames.map((frame) => `data: ${JSON.stringify(frame)}\n\n`).join('')}data: [DONE]\n\n`;
 }
 
@@ -39,7 +54,13 @@ function completionOf(script: Script, id: string): string {
   return JSON.stringify({
     id,
     object: 'chat.completion',
-    choices: [{ index: 0, message: { role: 'assistant', content: script.text ? script.text.join('') : null, ...(calls ? { tool_calls: calls } : {}) }, finish_reason: script.finish ?? (calls ? 'tool_calls' : 'stop') }],
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content: script.text ? script.text.join('') : null, ...(calls ? { tool_calls: calls } : {}) },
+        finish_reason: script.finish ?? (calls ? 'tool_calls' : 'stop'),
+      },
+    ],
     usage: { prompt_tokens: script.usage ?? 10, completion_tokens: 1, total_tokens: (script.usage ?? 10) + 1 },
   });
 }
@@ -131,18 +152,36 @@ async function run(request: ChatRequest, scripts: Script[], maxIterations = 3) {
   const memory = fakeMemory();
   const jobs: ExtractExchangeData[] = [];
   const sink = recordingSink();
-  const withMemory = adapter.withMemory(adapter.parseRequest(request), { tier1Block: '<engram-memory>\nfacts\n</engram-memory>', tools: MEMORY_TOOLS });
-  await runTurn(adapter, withMemory, { pool: 'p', requestId: 'req-1' }, {
-    upstream,
-    tools: new MemoryToolExecutor(memory),
-    extraction: { enqueue: (job) => jobs.push(job) },
-    maxIterations,
-  }, sink);
+  const withMemory = adapter.withMemory(adapter.parseRequest(request), {
+    tier1Block: '<engram-memory>\nfacts\n</engram-memory>',
+    tools: MEMORY_TOOLS,
+  });
+  await runTurn(
+    adapter,
+    withMemory,
+    { pool: 'p', requestId: 'req-1' },
+    {
+      upstream,
+      tools: new MemoryToolExecutor(memory),
+      extraction: { enqueue: (job) => jobs.push(job) },
+      maxIterations,
+    },
+    sink,
+  );
   const frames = sink.written
     .split('\n\n')
     .filter((frame) => frame.startsWith('data: '))
     .map((frame) => frame.slice(6));
-  const chunks = frames.filter((data) => data !== '[DONE]').map((data) => JSON.parse(data) as { id: string; choices: { delta: Record<string, unknown>; finish_reason: string | null }[]; usage?: { total_tokens: number } });
+  const chunks = frames
+    .filter((data) => data !== '[DONE]')
+    .map(
+      (data) =>
+        JSON.parse(data) as {
+          id: string;
+          choices: { delta: Record<string, unknown>; finish_reason: string | null }[];
+          usage?: { total_tokens: number };
+        },
+    );
   const text = chunks.map((chunk) => String(chunk.choices[0]?.delta['content'] ?? '')).join('');
   return { upstream, memory, jobs, sink, frames, chunks, text };
 }
@@ -164,7 +203,11 @@ describe('runTurn with the OpenAI Chat adapter, streaming', () => {
     expect(chunks.at(-1)?.usage?.total_tokens).toBe(302);
     expect(frames.at(-1)).toBe('[DONE]');
     expect(upstream.bodies[1]?.messages.slice(-2)).toEqual([
-      { role: 'assistant', content: 'Let me look. ', tool_calls: [{ id: 'call_m', type: 'function', function: { name: 'memory_search', arguments: '{"query":"shell"}' } }] },
+      {
+        role: 'assistant',
+        content: 'Let me look. ',
+        tool_calls: [{ id: 'call_m', type: 'function', function: { name: 'memory_search', arguments: '{"query":"shell"}' } }],
+      },
       { role: 'tool', tool_call_id: 'call_m', content: 'No memories match "shell".' },
     ]);
   });
@@ -172,9 +215,18 @@ describe('runTurn with the OpenAI Chat adapter, streaming', () => {
   it('keeps client calls, renumbered, and drops memory calls in a mixed turn', async () => {
     const tools = [{ type: 'function', function: { name: 'get_weather', parameters: {} } }];
     const { upstream, memory, chunks } = await run(user('store and weather', { stream: true, tools }), [
-      { calls: [{ id: 'c1', name: 'store_memory', args: '{"content":"likes rain"}' }, { id: 'c2', name: 'get_weather', args: '{"city":"Oslo"}' }] },
+      {
+        calls: [
+          { id: 'c1', name: 'store_memory', args: '{"content":"likes rain"}' },
+          { id: 'c2', name: 'get_weather', args: '{"city":"Oslo"}' },
+        ],
+      },
     ]);
-    const toolDeltas = chunks.flatMap((chunk) => (chunk.choices[0]?.delta['tool_calls'] as { index: number; id?: string; function: { name?: string; arguments?: string } }[] | undefined) ?? []);
+    const toolDeltas = chunks.flatMap(
+      (chunk) =>
+        (chunk.choices[0]?.delta['tool_calls'] as { index: number; id?: string; function: { name?: string; arguments?: string } }[] | undefined) ??
+        [],
+    );
     expect(toolDeltas.every((delta) => delta.index === 0)).toBe(true);
     expect(toolDeltas[0]).toMatchObject({ id: 'c2', function: { name: 'get_weather' } });
     expect(toolDeltas.map((delta) => delta.function.arguments ?? '').join('')).toBe('{"city":"Oslo"}');
@@ -184,12 +236,11 @@ describe('runTurn with the OpenAI Chat adapter, streaming', () => {
   });
 
   it('caps the rounds, tells the model, and finishes with stop even if it insists', async () => {
-    const { upstream, text, chunks } = await run(user('loop', { stream: true }), [
-      { calls: [search('a', 'c1')] },
-      { calls: [search('b', 'c2')] },
-      { calls: [search('c', 'c3')] },
-      { calls: [search('d', 'c4')] },
-    ], 2);
+    const { upstream, text, chunks } = await run(
+      user('loop', { stream: true }),
+      [{ calls: [search('a', 'c1')] }, { calls: [search('b', 'c2')] }, { calls: [search('c', 'c3')] }, { calls: [search('d', 'c4')] }],
+      2,
+    );
     expect(upstream.bodies).toHaveLength(4);
     expect(upstream.bodies[3]?.messages.at(-1)).toEqual({ role: 'tool', tool_call_id: 'c3', content: MEMORY_LIMIT_MESSAGE });
     expect(text).toBe('');
@@ -209,7 +260,11 @@ describe('runTurn with the OpenAI Chat adapter, not streaming', () => {
       { text: ['Saving. '], calls: [{ id: 'c1', name: 'store_memory', args: '{"content":"uses zsh","type":"USER"}' }], usage: 10 },
       { text: ['Done <MEMORY_SUGGEST>x</MEMORY_SUGGEST>.'], usage: 20 },
     ]);
-    const body = JSON.parse(sink.body) as { id: string; choices: { message: { content: string; tool_calls?: unknown }; finish_reason: string }[]; usage: { total_tokens: number } };
+    const body = JSON.parse(sink.body) as {
+      id: string;
+      choices: { message: { content: string; tool_calls?: unknown }; finish_reason: string }[];
+      usage: { total_tokens: number };
+    };
     expect(sink.status).toBe(200);
     expect(body.id).toBe('chatcmpl-1');
     expect(body.choices[0]?.message.content).toBe('Saving. Done .');
@@ -222,7 +277,13 @@ describe('runTurn with the OpenAI Chat adapter, not streaming', () => {
 
   it('answers malformed and failing memory calls with readable errors', async () => {
     const { upstream } = await run(user('x'), [
-      { calls: [{ id: 'c1', name: 'memory_delete', args: '{"id":' }, { id: 'c2', name: 'memory_delete', args: '{"id":"nope"}' }, { id: 'c3', name: 'memory_search', args: '{"limit":"many"}' }] },
+      {
+        calls: [
+          { id: 'c1', name: 'memory_delete', args: '{"id":' },
+          { id: 'c2', name: 'memory_delete', args: '{"id":"nope"}' },
+          { id: 'c3', name: 'memory_search', args: '{"limit":"many"}' },
+        ],
+      },
       { text: ['ok'] },
     ]);
     const results = upstream.bodies[1]?.messages.slice(-3).map((message) => String(message.content));
@@ -237,16 +298,30 @@ describe('OpenAiChatAdapter.withMemory', () => {
   const block = '<engram-memory>\nfacts\n</engram-memory>';
 
   it("appends Tier 1 to the client's system prompt and the memory tools after the client's tools", () => {
-    const request = adapter.parseRequest({ model: 'm', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'hi' }], tools: [{ type: 'function', function: { name: 'mine' } }], extra: 1 });
+    const request = adapter.parseRequest({
+      model: 'm',
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'hi' },
+      ],
+      tools: [{ type: 'function', function: { name: 'mine' } }],
+      extra: 1,
+    });
     const injected = adapter.withMemory(request, { tier1Block: block, tools: MEMORY_TOOLS });
     expect(injected.messages[0]).toEqual({ role: 'system', content: `Be brief.\n\n${block}` });
-    expect(injected.tools?.map((tool) => (tool as { function: { name: string } }).function.name)).toEqual(['mine', ...MEMORY_TOOLS.map((tool) => tool.name)]);
+    expect(injected.tools?.map((tool) => (tool as { function: { name: string } }).function.name)).toEqual([
+      'mine',
+      ...MEMORY_TOOLS.map((tool) => tool.name),
+    ]);
     expect(injected['extra']).toBe(1);
     expect(adapter.clientToolNames(injected)).toEqual(new Set(['mine']));
     expect(JSON.stringify(adapter.withMemory(request, { tier1Block: block, tools: MEMORY_TOOLS }))).toBe(JSON.stringify(injected));
     // The spliced serialisation is exactly JSON.stringify's, with or without client tools.
     expect(adapter.serializeRequest(injected)).toBe(JSON.stringify(injected));
-    const toolless = adapter.withMemory(adapter.parseRequest({ model: 'm', messages: [{ role: 'user', content: 'x' }], z: [1] }), { tier1Block: '', tools: MEMORY_TOOLS });
+    const toolless = adapter.withMemory(adapter.parseRequest({ model: 'm', messages: [{ role: 'user', content: 'x' }], z: [1] }), {
+      tier1Block: '',
+      tools: MEMORY_TOOLS,
+    });
     expect(adapter.serializeRequest(toolless)).toBe(JSON.stringify(toolless));
     expect(request.messages[0]).toEqual({ role: 'system', content: 'Be brief.' });
   });

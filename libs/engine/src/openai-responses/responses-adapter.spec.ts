@@ -16,10 +16,17 @@ type Item =
 
 function outputItem(item: Item, index: number): ResponsesItem {
   if (item.type === 'text') {
-    return { id: `msg_${index}`, type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', annotations: [], text: item.text }] };
+    return {
+      id: `msg_${index}`,
+      type: 'message',
+      status: 'completed',
+      role: 'assistant',
+      content: [{ type: 'output_text', annotations: [], text: item.text }],
+    };
   }
   if (item.type === 'reasoning') return { id: item.id, type: 'reasoning', summary: [], encrypted_content: 'enc' };
-  if (item.type === 'custom') return { id: `ctc_${index}`, type: 'custom_tool_call', status: 'completed', call_id: item.callId, name: item.name, input: item.input };
+  if (item.type === 'custom')
+    return { id: `ctc_${index}`, type: 'custom_tool_call', status: 'completed', call_id: item.callId, name: item.name, input: item.input };
   return { id: `fc_${index}`, type: 'function_call', status: 'completed', call_id: item.callId, name: item.name, arguments: item.args };
 }
 
@@ -31,7 +38,8 @@ function response(id: string, items: Item[], usage = { input_tokens: 10, output_
 function upstreamStream(id: string, items: Item[], usage?: { input_tokens: number; output_tokens: number; total_tokens: number }): string {
   let sequence = 0;
   const out: string[] = [];
-  const send = (type: string, data: object) => out.push(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: sequence++, ...data })}\n\n`);
+  const send = (type: string, data: object) =>
+    out.push(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: sequence++, ...data })}\n\n`);
   const done = response(id, items, usage);
   const pending = { ...done, status: 'in_progress', output: [], usage: null };
   send('response.created', { response: pending });
@@ -40,10 +48,21 @@ function upstreamStream(id: string, items: Item[], usage?: { input_tokens: numbe
     const full = outputItem(item, output_index);
     if (item.type === 'text') {
       send('response.output_item.added', { output_index, item: { ...full, status: 'in_progress', content: [] } });
-      send('response.content_part.added', { item_id: full['id'], output_index, content_index: 0, part: { type: 'output_text', annotations: [], text: '' } });
-      for (const delta of item.text.match(/.{1,5}/gs) ?? []) send('response.output_text.delta', { item_id: full['id'], output_index, content_index: 0, delta, logprobs: [] });
+      send('response.content_part.added', {
+        item_id: full['id'],
+        output_index,
+        content_index: 0,
+        part: { type: 'output_text', annotations: [], text: '' },
+      });
+      for (const delta of item.text.match(/.{1,5}/gs) ?? [])
+        send('response.output_text.delta', { item_id: full['id'], output_index, content_index: 0, delta, logprobs: [] });
       send('response.output_text.done', { item_id: full['id'], output_index, content_index: 0, text: item.text, logprobs: [] });
-      send('response.content_part.done', { item_id: full['id'], output_index, content_index: 0, part: { type: 'output_text', annotations: [], text: item.text } });
+      send('response.content_part.done', {
+        item_id: full['id'],
+        output_index,
+        content_index: 0,
+        part: { type: 'output_text', annotations: [], text: item.text },
+      });
     } else if (item.type === 'call') {
       send('response.output_item.added', { output_index, item: { ...full, status: 'in_progress', arguments: '' } });
       send('response.function_call_arguments.delta', { item_id: full['id'], output_index, delta: item.args });
@@ -101,7 +120,12 @@ describe('OpenAiResponsesAdapter.withMemory', () => {
 describe('runTurn with the Responses adapter, streaming', () => {
   it('hides the memory loop: gap-free output indexes, monotonic sequence numbers, completed with the last id', async () => {
     const { sink, sent, calls } = await run({ model: 'gpt-5', input: 'which shell?', stream: true }, [
-      { body: upstreamStream('resp_1', [{ type: 'reasoning', id: 'rs_1' }, { type: 'call', callId: 'call_m', name: 'memory_search', args: '{"query":"shell"}' }]) },
+      {
+        body: upstreamStream('resp_1', [
+          { type: 'reasoning', id: 'rs_1' },
+          { type: 'call', callId: 'call_m', name: 'memory_search', args: '{"query":"shell"}' },
+        ]),
+      },
       { body: upstreamStream('resp_2', [{ type: 'text', text: 'You use fish.' }], { input_tokens: 30, output_tokens: 7, total_tokens: 37 }) },
     ]);
     expect(sink.body).not.toContain('memory_search');
@@ -115,7 +139,12 @@ describe('runTurn with the Responses adapter, streaming', () => {
     expect(list.filter((event) => event['type'] === 'response.created')).toHaveLength(1);
 
     expect(calls[0]).toMatchObject({ pattern: MemoryPattern.Search, request: { query: 'shell' } });
-    expect((sent[1]?.input as ResponsesItem[]).map((item) => item.type ?? item['role'])).toEqual(['user', 'reasoning', 'function_call', 'function_call_output']);
+    expect((sent[1]?.input as ResponsesItem[]).map((item) => item.type ?? item['role'])).toEqual([
+      'user',
+      'reasoning',
+      'function_call',
+      'function_call_output',
+    ]);
     expect((sent[1]?.input as ResponsesItem[]).at(-1)).toMatchObject({ call_id: 'call_m', output: expect.stringContaining('[id:m1]') });
   });
 
@@ -182,7 +211,9 @@ describe('runTurn with the Responses adapter, streaming', () => {
   });
 
   it('keeps text that only looked like the start of a marker, at the end of a message too', async () => {
-    const { sink } = await run({ model: 'gpt-5', input: 'compare', stream: true }, [{ body: upstreamStream('resp_1', [{ type: 'text', text: 'a <MEM b, so 1 <' }]) }]);
+    const { sink } = await run({ model: 'gpt-5', input: 'compare', stream: true }, [
+      { body: upstreamStream('resp_1', [{ type: 'text', text: 'a <MEM b, so 1 <' }]) },
+    ]);
     const list = events(sink.body);
     const deltas = list.filter((event) => event['type'] === 'response.output_text.delta').map((event) => String(event['delta']));
     expect(deltas.join('')).toBe('a <MEM b, so 1 <');
@@ -191,7 +222,12 @@ describe('runTurn with the Responses adapter, streaming', () => {
 
   it('sends items back without ids when store is false', async () => {
     const { sent } = await run({ model: 'gpt-5', input: 'hi', stream: true, store: false }, [
-      { body: upstreamStream('resp_1', [{ type: 'reasoning', id: 'rs_1' }, { type: 'call', callId: 'call_m', name: 'memory_list', args: '{}' }]) },
+      {
+        body: upstreamStream('resp_1', [
+          { type: 'reasoning', id: 'rs_1' },
+          { type: 'call', callId: 'call_m', name: 'memory_list', args: '{}' },
+        ]),
+      },
       { body: upstreamStream('resp_2', [{ type: 'text', text: 'ok' }]) },
     ]);
     const input = sent[1]?.input as ResponsesItem[];
@@ -206,7 +242,10 @@ describe('runTurn with the Responses adapter, streaming', () => {
     ]);
     const list = events(sink.body);
     checkGrammar(list);
-    expect(list.at(-1)).toMatchObject({ type: 'response.failed', response: { status: 'failed', error: { code: 'rate_limit_exceeded', message: 'slow down' } } });
+    expect(list.at(-1)).toMatchObject({
+      type: 'response.failed',
+      response: { status: 'failed', error: { code: 'rate_limit_exceeded', message: 'slow down' } },
+    });
   });
 });
 

@@ -165,7 +165,13 @@ export class OpenAiResponsesAdapter implements WireAdapter<ResponsesRequest> {
     if (cached) return cached;
     // strict: false, because the Responses API makes function tools strict by default and strict
     // schemas may not have optional properties.
-    const rendered = tools.map((tool) => ({ type: 'function', name: tool.name, description: tool.description, parameters: tool.parameters, strict: false }));
+    const rendered = tools.map((tool) => ({
+      type: 'function',
+      name: tool.name,
+      description: tool.description,
+      parameters: tool.parameters,
+      strict: false,
+    }));
     for (const tool of rendered) this.memoryTools.add(tool);
     this.toolsCache.set(tools, rendered);
     return rendered;

@@ -124,7 +124,13 @@ export class ResponsesStreamRewriter implements StreamRewriter {
     if (!this.snapshot) return this.emit('error', { type: 'error', code: error.code, message: error.message, param: null });
     return this.emit('response.failed', {
       type: 'response.failed',
-      response: { ...this.shown(this.snapshot), status: 'failed', error, output: this.clientOutput.filter((item) => item !== undefined), usage: this.usage },
+      response: {
+        ...this.shown(this.snapshot),
+        status: 'failed',
+        error,
+        output: this.clientOutput.filter((item) => item !== undefined),
+        usage: this.usage,
+      },
     });
   }
 
@@ -217,7 +223,8 @@ function errorOf(status: number, message: string): { code: string; message: stri
   try {
     const parsed = JSON.parse(message) as { error?: { message?: unknown; code?: unknown; type?: unknown } };
     if (typeof parsed.error?.message === 'string') {
-      const code = typeof parsed.error.code === 'string' ? parsed.error.code : typeof parsed.error.type === 'string' ? parsed.error.type : 'upstream_error';
+      const code =
+        typeof parsed.error.code === 'string' ? parsed.error.code : typeof parsed.error.type === 'string' ? parsed.error.type : 'upstream_error';
       return { code, message: parsed.error.message };
     }
   } catch {

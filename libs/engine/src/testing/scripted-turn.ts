@@ -76,11 +76,17 @@ export async function runScriptedTurn<R>(adapter: WireAdapter<R>, request: unkno
   const sink = new RecordingSink();
   const jobs: unknown[] = [];
   const withMemory = adapter.withMemory(adapter.parseRequest(request), { tier1Block: TEST_TIER1, tools: MEMORY_TOOLS });
-  await runTurn(adapter, withMemory, { pool: 'default', requestId: 'r1' }, {
-    upstream,
-    tools: new MemoryToolExecutor(memory),
-    extraction: { enqueue: (job) => jobs.push(job) },
-    maxIterations: 3,
-  }, sink);
+  await runTurn(
+    adapter,
+    withMemory,
+    { pool: 'default', requestId: 'r1' },
+    {
+      upstream,
+      tools: new MemoryToolExecutor(memory),
+      extraction: { enqueue: (job) => jobs.push(job) },
+      maxIterations: 3,
+    },
+    sink,
+  );
   return { sink, sent, calls, jobs };
 }
