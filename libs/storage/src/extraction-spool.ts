@@ -1,17 +1,12 @@
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { MemoryError } from '@engram/contracts';
+import { MemoryError, type SpoolExtractionRequest } from '@engram/contracts';
 import { fsyncPath } from './event-log.js';
 import { invalid, validPool } from './validation.js';
 
-/** An exchange with memory suggestions whose extraction job could not be enqueued yet. */
-export interface SpooledExchange {
-  readonly pool: string;
-  readonly suggestions: readonly string[];
-  readonly exchange: { readonly user: string; readonly assistant: string };
-  readonly requestId: string;
-}
+/** An exchange with memory suggestions whose extraction job could not be enqueued yet: what the RPC carried. */
+export type SpooledExchange = SpoolExtractionRequest;
 
 export interface ExtractionSpoolLimits {
   /** Exchanges kept at most; past it a new one is refused (the caller logs it as skipped). */
