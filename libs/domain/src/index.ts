@@ -8,3 +8,4 @@ export * from './evolve.js';
 export * from './tier1.js';
 export * from './confidence-history.js';
 export * from './same-fact.js';
+export * from './redaction.js';

@@ -2,7 +2,7 @@ import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, readdirSync, r
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { MemoryError, type SpoolExtractionRequest } from '@engram/contracts';
-import { fsyncPath } from './event-log.js';
+import { fsyncPath } from './fsync.js';
 import { invalid, validPool } from './validation.js';
 
 /** An exchange with memory suggestions whose extraction job could not be enqueued yet: what the RPC carried. */

@@ -6,7 +6,8 @@ import { replayEvents, type MemoryEvent } from '@engram/domain';
 import { DataDir } from './data-dir.js';
 import { DataDirLock } from './data-dir-lock.js';
 import { compareEntries } from './entry-equality.js';
-import { EventLog, fsyncPath } from './event-log.js';
+import { EventLog } from './event-log.js';
+import { fsyncPath } from './fsync.js';
 import { catchUp } from './open-memory-service.js';
 import { Projection } from './projection.js';
 

@@ -1,0 +1,47 @@
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { redacted } from '@engram/domain';
+import { decodeEventLine, encodeEventLine } from './event-line.js';
+import { REDACTION_TEMP_SUFFIX, type Segment } from './event-segment.js';
+import { fsyncPath } from './fsync.js';
+
+/**
+ * Forgets content for real: rewrites every line of the segment that carried content of these ids
+ * with the content emptied (the domain's `redacted`) and a fresh checksum: temp file, fsync, rename,
+ * fsync dir. `beforeRewrite` runs first, only when a line changes (the appender lets go of the file).
+ * Updates the segment's offsets; returns the number of lines rewritten.
+ */
+export async function redactSegment(segment: Segment, ids: ReadonlySet<string>, beforeRewrite: () => Promise<void>): Promise<number> {
+  const lines = readFileSync(segment.path, 'utf8').split('\n');
+  let changed = 0;
+  const next = lines.map((line) => {
+    if (line === '' || ![...ids].some((id) => line.includes(id))) return line;
+    const decoded = decodeEventLine(line);
+    if (!decoded.ok) return line;
+    const rewritten = redacted(decoded.event, ids);
+    if (!rewritten) return line;
+    changed += 1;
+    return encodeEventLine(rewritten).slice(0, -1);
+  });
+  if (changed === 0) return 0;
+  await beforeRewrite();
+  const temp = `${segment.path}${REDACTION_TEMP_SUFFIX}`;
+  const body = next.join('\n');
+  writeFileSync(temp, body);
+  fsyncPath(temp);
+  renameSync(temp, segment.path);
+  fsyncPath(dirname(segment.path));
+  segment.offsets = lineOffsets(body);
+  segment.size = Buffer.byteLength(body);
+  return changed;
+}
+
+function lineOffsets(text: string): number[] {
+  const offsets: number[] = [];
+  let offset = 0;
+  for (const line of text.split('\n')) {
+    if (line !== '') offsets.push(offset);
+    offset += Buffer.byteLength(line) + 1;
+  }
+  return offsets;
+}
