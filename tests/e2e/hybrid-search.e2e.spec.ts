@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { type MemoryClient, MemoryPattern } from '@engram/contracts';
+import { type MemoryClient, MemoryPattern, readInternalToken } from '@engram/contracts';
 import { contentHash } from '@engram/storage';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -29,7 +29,10 @@ describe('hybrid search through an embeddings endpoint', () => {
   const connect = (running: RunningMemory): MemoryClient => running.client(10_000);
   const search = async (query: string): Promise<string[]> =>
     (await client.call(MemoryPattern.Search, { pool, query, limit: 3 })).map((hit) => hit.entry.content);
-  const metrics = async (): Promise<string> => (await fetch(`http://127.0.0.1:${memory.healthPort}/metrics`)).text();
+  const metrics = async (): Promise<string> =>
+    (
+      await fetch(`http://127.0.0.1:${memory.healthPort}/metrics`, { headers: { authorization: `Bearer ${readInternalToken(memory.dataDir)!}` } })
+    ).text();
   const counter = (text: string, outcome: string): number =>
     Number(new RegExp(`engram_memory_hybrid_searches_total\\{outcome="${outcome}"\\} (\\d+)`).exec(text)?.[1] ?? 'NaN');
 

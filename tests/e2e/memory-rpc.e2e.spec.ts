@@ -16,7 +16,7 @@ describe('memory service over TCP RPC', () => {
 
   beforeAll(async () => {
     redis = await startRedis();
-    memory = await startMemory({ REDIS_URL: redis.url, CONSOLIDATION_THRESHOLD: '3' });
+    memory = await startMemory({ REDIS_URL: redis.url, CONSOLIDATION_THRESHOLD: '3', METRICS_TOKEN: 'scraper-secret' });
     client = memory.client(5_000);
   });
 
@@ -194,6 +194,24 @@ describe('memory service over TCP RPC', () => {
       await extract.obliterate({ force: true });
       await extract.close();
     }
+  });
+
+  it('serves /metrics on the health port to the internal token or METRICS_TOKEN only, and health to anyone', async () => {
+    const health = `http://127.0.0.1:${memory.healthPort}`;
+    const metrics = (authorization?: string) => fetch(`${health}/metrics`, authorization ? { headers: { authorization } } : {});
+    for (const authorization of [undefined, 'Bearer guessed', `Bearer ${readInternalToken(memory.dataDir)!}x`, 'scraper-secret']) {
+      const refused = await metrics(authorization);
+      because(`authorization ${authorization ?? 'missing'}`, () => expect(refused.status).toBe(401));
+      expect(await refused.json()).toEqual({ error: expect.objectContaining({ type: 'authentication_error', code: 'invalid_api_key' }) });
+    }
+    for (const authorization of [`Bearer ${readInternalToken(memory.dataDir)!}`, 'bearer scraper-secret']) {
+      const served = await metrics(authorization);
+      because(`authorization ${authorization.slice(0, 12)}`, () => expect(served.status).toBe(200));
+      expect(await served.text()).toContain('engram_memory_');
+    }
+    expect((await fetch(`${health}/healthz`)).status).toBe(200);
+    expect((await fetch(`${health}/readyz`)).status).toBe(200);
+    await eventually(() => expect(memory.process.output()).toContain('memory operator request refused'));
   });
 
   it('keeps serving while Redis is away and enqueues the missed jobs when it is back', async () => {

@@ -8,6 +8,7 @@ import { HealthController } from './controllers/health.controller.js';
 import { MetricsController } from './controllers/metrics.controller.js';
 import { MemoryRpcController } from './controllers/memory-rpc.controller.js';
 import { InternalTokenGuard } from './controllers/internal-token.guard.js';
+import { OperatorAccessGuard } from './controllers/operator-access.guard.js';
 import { CONFIG, EXTRACTION_SPOOL, INTERNAL_TOKEN, LOGGER, MEMORY_SERVICE, METRICS, REDIS } from './memory.tokens.js';
 import { ChangePublisherRepository } from './repositories/change-publisher.repository.js';
 import { JobQueueRepository } from './repositories/job-queue.repository.js';
@@ -42,6 +43,7 @@ export class AppModule {
         { provide: METRICS, useValue: dependencies.metrics },
         { provide: INTERNAL_TOKEN, useValue: dependencies.internalToken },
         InternalTokenGuard,
+        OperatorAccessGuard,
         { provide: EXTRACTION_SPOOL, useValue: new ExtractionSpool(join(dependencies.config.dataDir, 'spool', 'extract')) },
         JobQueueRepository,
         ChangePublisherRepository,

@@ -1,8 +1,11 @@
-import { Controller, Get, Header, Inject } from '@nestjs/common';
+import { Controller, Get, Header, Inject, UseGuards } from '@nestjs/common';
 import { METRICS } from '../memory.tokens.js';
 import type { MetricsRepository } from '../repositories/metrics.repository.js';
+import { OperatorAccessGuard } from './operator-access.guard.js';
 
+/** Prometheus text, for the internal token or METRICS_TOKEN only. */
 @Controller()
+@UseGuards(OperatorAccessGuard)
 export class MetricsController {
   constructor(@Inject(METRICS) private readonly metrics: MetricsRepository) {}
 
