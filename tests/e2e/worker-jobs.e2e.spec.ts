@@ -1,4 +1,4 @@
-import { MemoryPattern } from '@engram/contracts';
+import { MemoryPattern, readInternalToken } from '@engram/contracts';
 import { DECAY_SCHEDULER_ID, JobName, QueueName } from '@engram/jobs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { eventually } from '@engram/testing';
@@ -153,9 +153,16 @@ describe('worker jobs against the real memory service', () => {
     );
     await expect(stack.finished(job)).rejects.toThrow(/pool/);
     const health = `http://127.0.0.1:${stack.worker.healthPort}`;
-    const counts = (await (await fetch(`${health}/queues`)).json()) as Record<string, { failed: number }>;
+    const operator = { authorization: `Bearer ${readInternalToken(stack.memory.dataDir)!}` };
+    for (const headers of [{}, { authorization: 'Bearer guessed' }]) {
+      expect((await fetch(`${health}/queues`, { headers })).status).toBe(401);
+      const refused = await fetch(`${health}/queues/${QueueName.Categorize}/retry-failed`, { method: 'POST', headers });
+      expect(refused.status).toBe(401);
+      expect(await refused.json()).toEqual({ error: expect.objectContaining({ code: 'invalid_api_key' }) });
+    }
+    const counts = (await (await fetch(`${health}/queues`, { headers: operator })).json()) as Record<string, { failed: number }>;
     expect(counts[QueueName.Categorize]?.failed).toBe(1);
-    const retry = await fetch(`${health}/queues/${QueueName.Categorize}/retry-failed`, { method: 'POST' });
+    const retry = await fetch(`${health}/queues/${QueueName.Categorize}/retry-failed`, { method: 'POST', headers: operator });
     expect(await retry.json()).toEqual({ queue: QueueName.Categorize, retried: 1 });
     await eventually(async () => expect((await stack.queue(QueueName.Categorize).getJob('categorize-bad-pool'))?.attemptsMade).toBe(2), {
       timeout: 10_000,
@@ -165,7 +172,11 @@ describe('worker jobs against the real memory service', () => {
   it('serves only the queues WORKER_QUEUES names, and refuses to boot on an unknown one', async () => {
     const decayOnly = await startWorker({ ...stack.workerEnv, WORKER_QUEUES: QueueName.Decay });
     try {
-      const counts = (await (await fetch(`http://127.0.0.1:${decayOnly.healthPort}/queues`)).json()) as Record<string, unknown>;
+      const operator = { authorization: `Bearer ${readInternalToken(stack.memory.dataDir)!}` };
+      const counts = (await (await fetch(`http://127.0.0.1:${decayOnly.healthPort}/queues`, { headers: operator })).json()) as Record<
+        string,
+        unknown
+      >;
       expect(Object.keys(counts)).toEqual([QueueName.Decay]);
     } finally {
       await decayOnly.stop();

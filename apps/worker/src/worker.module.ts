@@ -8,6 +8,7 @@ import type { Logger } from '@engram/observability';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { HealthController } from './controllers/health.controller.js';
+import { OperatorAccessGuard } from './controllers/operator-access.guard.js';
 import { PROCESSORS } from './processors/index.js';
 import { memoryPort } from './repositories/memory.repository.js';
 import { DecaySchedulerService } from './services/decay-scheduler.service.js';
@@ -59,6 +60,7 @@ export class WorkerModule {
         ...served.map((name) => PROCESSORS[name]),
         DecaySchedulerService,
         JobLogService,
+        OperatorAccessGuard,
       ],
     };
   }

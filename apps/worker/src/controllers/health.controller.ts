@@ -1,4 +1,4 @@
-import { Controller, Get, HttpCode, Inject, NotFoundException, Param, Post, Res } from '@nestjs/common';
+import { Controller, Get, HttpCode, Inject, NotFoundException, Param, Post, Res, UseGuards } from '@nestjs/common';
 import { MemoryPattern, type MemoryClient } from '@engram/contracts';
 import type { QueueName } from '@engram/jobs';
 import { pingRedis } from '@engram/observability';
@@ -6,10 +6,11 @@ import type { Queue } from 'bullmq';
 import type { FastifyReply } from 'fastify';
 import type { Redis } from 'ioredis';
 import { MEMORY_CLIENT, QUEUES, REDIS } from '../worker.tokens.js';
+import { OperatorAccessGuard } from './operator-access.guard.js';
 
 const CHECK_TIMEOUT_MS = 1_000;
 
-/** Health for compose and operators, and the operator's view of the queues (failed jobs can be retried). */
+/** Health for compose and operators, and the operator's view of the queues (failed jobs can be retried; internal token or METRICS_TOKEN). */
 @Controller()
 export class HealthController {
   constructor(
@@ -39,6 +40,7 @@ export class HealthController {
 
   /** Job counts per served queue, failed included. */
   @Get('queues')
+  @UseGuards(OperatorAccessGuard)
   async counts(): Promise<Record<string, Record<string, number>>> {
     const entries = await Promise.all(
       [...this.queues].map(async ([name, queue]) => [
@@ -51,6 +53,7 @@ export class HealthController {
 
   /** Moves every failed job of a queue back to waiting, for another round of attempts. */
   @Post('queues/:queue/retry-failed')
+  @UseGuards(OperatorAccessGuard)
   @HttpCode(200)
   async retryFailed(@Param('queue') name: string): Promise<{ queue: string; retried: number }> {
     const queue = this.queues.get(name as QueueName);
