@@ -154,7 +154,7 @@ describe('worker jobs against the real memory service', () => {
     await expect(stack.finished(job)).rejects.toThrow(/pool/);
     const health = `http://127.0.0.1:${stack.worker.healthPort}`;
     const operator = { authorization: `Bearer ${readInternalToken(stack.memory.dataDir)!}` };
-    for (const headers of [{}, { authorization: 'Bearer guessed' }]) {
+    for (const headers of [{}, { authorization: 'Bearer guessed' }] as Record<string, string>[]) {
       expect((await fetch(`${health}/queues`, { headers })).status).toBe(401);
       const refused = await fetch(`${health}/queues/${QueueName.Categorize}/retry-failed`, { method: 'POST', headers });
       expect(refused.status).toBe(401);
