@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { affectedIds, type MemoryEvent } from '@engram/domain';
+import type { DatabaseMeta } from './database-meta.js';
 
 /**
  * Which events belong to which pool and which entry: seqs only, never content (the event bodies are
@@ -27,7 +28,10 @@ export class EventIndex {
   private readonly statements;
   private indexedSeqValue: number;
 
-  constructor(db: Database.Database) {
+  constructor(
+    private readonly db: Database.Database,
+    private readonly meta: DatabaseMeta,
+  ) {
     db.exec(EVENT_INDEX_SQL);
     this.statements = {
       addPool: db.prepare<[string, number]>('INSERT OR IGNORE INTO pool_events (pool, seq) VALUES (?, ?)'),
@@ -36,10 +40,8 @@ export class EventIndex {
       ofMemory: db.prepare<[string, string, number, number], { seq: number }>(
         'SELECT seq FROM memory_events WHERE pool = ? AND memory_id = ? AND seq > ? ORDER BY seq LIMIT ?',
       ),
-      indexedSeq: db.prepare<[], { value: number }>("SELECT value FROM meta WHERE key = 'events_indexed_seq'"),
-      setIndexedSeq: db.prepare<[number]>("UPDATE meta SET value = ? WHERE key = 'events_indexed_seq'"),
     };
-    this.indexedSeqValue = this.statements.indexedSeq.get()?.value ?? 0;
+    this.indexedSeqValue = meta.get('events_indexed_seq');
   }
 
   /** Last seq indexed. */
@@ -60,12 +62,17 @@ export class EventIndex {
       for (const id of new Set(affectedIds(event))) this.statements.addMemory.run(event.pool, id, event.seq);
       this.indexedSeqValue = event.seq;
     }
-    if (this.indexedSeqValue !== before) this.statements.setIndexedSeq.run(this.indexedSeqValue);
+    if (this.indexedSeqValue !== before) this.meta.set('events_indexed_seq', this.indexedSeqValue);
+  }
+
+  /** Indexes events the database already holds, in a transaction of their own (see backfillEventIndex). */
+  backfill(events: readonly MemoryEvent[]): void {
+    this.db.transaction(() => this.add(events)).immediate();
   }
 
   /** After a failed transaction: the index is what the database holds. */
   reload(): void {
-    this.indexedSeqValue = this.statements.indexedSeq.get()?.value ?? 0;
+    this.indexedSeqValue = this.meta.get('events_indexed_seq');
   }
 
   /** Seqs of the pool's (or one entry's) events after `after`, ascending, at most `limit`. */

@@ -47,6 +47,8 @@ import type { HybridSearch } from './hybrid-search.js';
 import { FreshIds } from './fresh-ids.js';
 import { idempotentMemoryId } from './idempotency.js';
 import { newEventId, newMemoryId } from './ids.js';
+import type { MemoryQueries } from './memory-queries.js';
+import type { OutboxCursor } from './outbox-cursor.js';
 import type { Projection } from './projection.js';
 import { ReferenceBatcher, type ReferenceGroup } from './reference-batcher.js';
 import { decodeCursor, encodeCursor } from './page-cursor.js';
@@ -79,9 +81,10 @@ export interface MemoryServiceDeps {
   readonly log: Pick<EventLog, 'append' | 'read' | 'readSeqs' | 'redact' | 'close' | 'onDurable' | 'lastSeq'>;
   /** Which events belong to which pool and entry (the projection's). */
   readonly eventIndex: Pick<EventIndex, 'seqs'>;
-  readonly projection: Pick<
-    Projection,
-    | 'apply'
+  /** Events into rows, and the purge's scrub of the database. */
+  readonly projection: Pick<Projection, 'apply' | 'scrub' | 'close' | 'lastSeq'>;
+  readonly queries: Pick<
+    MemoryQueries,
     | 'get'
     | 'storedIds'
     | 'list'
@@ -95,12 +98,8 @@ export interface MemoryServiceDeps {
     | 'activeCount'
     | 'poolSeq'
     | 'stats'
-    | 'dispatchedSeq'
-    | 'markDispatched'
-    | 'scrub'
-    | 'close'
-    | 'lastSeq'
   >;
+  readonly outboxCursor: Pick<OutboxCursor, 'dispatchedSeq' | 'markDispatched'>;
   readonly flatFiles: Pick<FlatFiles, 'refresh' | 'noteChanges'>;
   readonly lock: Pick<DataDirLock, 'release'> | null;
   /** Deletes the copies of the database a purge must also reach (see removeMovedAsideDatabases); returns their names. */
@@ -155,7 +154,7 @@ export class MemoryService {
 
   constructor(private readonly deps: MemoryServiceDeps) {
     this.vectors = deps.vectors ?? null;
-    this.freshIds = new FreshIds(deps.newId ?? newMemoryId, (ids) => deps.projection.storedIds(ids));
+    this.freshIds = new FreshIds(deps.newId ?? newMemoryId, (ids) => deps.queries.storedIds(ids));
     this.eventPages = new EventPages({ log: deps.log, index: deps.eventIndex });
     this.references = new ReferenceBatcher((groups) => this.recordReferences(groups), deps.logger);
     deps.log.onDurable((events) => this.applyDurable(events));
@@ -184,7 +183,7 @@ export class MemoryService {
       }
     }
     if (request.dedupe === true) {
-      const existing = sameFactInPool(this.deps.projection, context.pool, content);
+      const existing = sameFactInPool(this.deps.queries, context.pool, content);
       if (existing) {
         // Said again: a reference (it restarts decay), not a copy; a confirmed entry stays confirmed.
         await this.commit([this.event(context, 'memory.referenced', { ids: [existing.id] })]);
@@ -320,7 +319,7 @@ export class MemoryService {
 
   async list(request: ListRequest): Promise<MemoryEntry[]> {
     const pool = validPool(request.pool);
-    return this.deps.projection.list({
+    return this.deps.queries.list({
       pool,
       ...(request.category !== undefined ? { category: nonNullCategory(request.category) } : {}),
       ...(request.type !== undefined ? { type: validType(request.type) } : {}),
@@ -337,7 +336,7 @@ export class MemoryService {
     const limit = validLimit(request.limit, LIST_DEFAULT_LIMIT, PAGE_MAX_LIMIT);
     const after = request.cursor === undefined || request.cursor === null ? undefined : decodeCursor(request.cursor, filters.sort);
     const today = after?.today ?? julianDay(this.deps.clock());
-    const rows = this.deps.projection.page({ pool, ...filters, limit: limit + 1, today, ...(after ? { after } : {}) });
+    const rows = this.deps.queries.page({ pool, ...filters, limit: limit + 1, today, ...(after ? { after } : {}) });
     const now = fromJulianDay(today);
     const data = rows.slice(0, limit).map((row) => ({ ...row.entry, effectiveConfidence: effectiveConfidence(row.entry, now) }));
     const last = rows.length > limit ? rows[limit - 1] : undefined;
@@ -363,7 +362,7 @@ export class MemoryService {
     const terms = searchTerms(query);
     let hits: SearchHit[];
     if (terms.length === 0) {
-      hits = this.deps.projection.byConfidence(pool, includeArchived, category, Math.max(50, limit * 5)).map((entry) => {
+      hits = this.deps.queries.byConfidence(pool, includeArchived, category, Math.max(50, limit * 5)).map((entry) => {
         const effective = effectiveConfidence(entry, now);
         return { entry, score: effective, effectiveConfidence: effective };
       });
@@ -371,7 +370,7 @@ export class MemoryService {
       hits = hits.slice(0, limit);
     } else {
       const lexical = (depth: number): SearchHit[] =>
-        this.deps.projection.search({ pool, terms, includeArchived, limit: depth, now, ...(category ? { category } : {}) });
+        this.deps.queries.search({ pool, terms, includeArchived, limit: depth, now, ...(category ? { category } : {}) });
       hits = this.deps.hybrid
         ? await this.deps.hybrid.search({ pool, query, limit, includeArchived, now, ...(category ? { category } : {}) }, lexical)
         : lexical(limit);
@@ -391,11 +390,11 @@ export class MemoryService {
   async tier1(request: PoolRequest): Promise<Tier1Response> {
     const pool = validPool(request.pool);
     const now = this.deps.clock();
-    const seq = this.deps.projection.poolSeq(pool);
+    const seq = this.deps.queries.poolSeq(pool);
     const key = `${seq}:${Math.floor(now.getTime() / DAY_MS)}`;
     const cached = this.tier1Cache.get(pool);
     if (cached?.key === key) return cached.response;
-    const { block, ids } = buildTier1(this.deps.projection.tier1Candidates(pool), { now, maxChars: this.deps.tier1MaxChars });
+    const { block, ids } = buildTier1(this.deps.queries.tier1Candidates(pool), { now, maxChars: this.deps.tier1MaxChars });
     const response: Tier1Response = { pool, block, ids, seq };
     this.tier1Cache.set(pool, { key, response });
     return response;
@@ -404,7 +403,7 @@ export class MemoryService {
   /** The block exactly as tier1 gives it, and why each active entry of the pool is or is not in it. */
   async tier1Plan(request: PoolRequest): Promise<Tier1PlanResponse> {
     const injected = await this.tier1(request);
-    const plan = planTier1(this.deps.projection.activeEntries(injected.pool), { now: this.deps.clock(), maxChars: this.deps.tier1MaxChars });
+    const plan = planTier1(this.deps.queries.activeEntries(injected.pool), { now: this.deps.clock(), maxChars: this.deps.tier1MaxChars });
     const counts: Partial<Record<Tier1Reason, number>> = {};
     const entries = plan.decisions.filter((decision) => {
       counts[decision.reason] = (counts[decision.reason] ?? 0) + 1;
@@ -414,7 +413,7 @@ export class MemoryService {
   }
 
   async stats(_request: Record<string, never> = {}): Promise<StatsResponse> {
-    return { lastSeq: this.deps.projection.lastSeq, pools: this.deps.projection.stats() };
+    return { lastSeq: this.deps.projection.lastSeq, pools: this.deps.queries.stats() };
   }
 
   async eventsAfter(request: EventsAfterRequest): Promise<MemoryEvent[]> {
@@ -438,15 +437,15 @@ export class MemoryService {
   }
 
   dispatchedSeq(): number {
-    return this.deps.projection.dispatchedSeq();
+    return this.deps.outboxCursor.dispatchedSeq();
   }
 
   markDispatched(seq: number): void {
-    this.deps.projection.markDispatched(seq);
+    this.deps.outboxCursor.markDispatched(seq);
   }
 
   activeCount(pool: string): number {
-    return this.deps.projection.activeCount(validPool(pool));
+    return this.deps.queries.activeCount(validPool(pool));
   }
 
   /** Writes pending references, waits for in-flight writes, closes the log and database, releases the data dir. */
@@ -575,7 +574,7 @@ export class MemoryService {
   private async recordReferences(groups: readonly ReferenceGroup[]): Promise<void> {
     const events = groups.flatMap((group) => {
       // The search read these from the pool a moment ago; only a purge since can have removed one.
-      const present = new Set(this.deps.projection.idsOfPool(group.pool, group.ids));
+      const present = new Set(this.deps.queries.idsOfPool(group.pool, group.ids));
       const ids = group.ids.filter((id) => present.has(id));
       if (ids.length === 0) return [];
       return [this.event(group, 'memory.referenced', { ids })];
@@ -586,7 +585,7 @@ export class MemoryService {
   /** Acknowledged or in-flight state of an id. */
   private current(id: string): MemoryEntry | undefined {
     const slot = this.inFlight.get(id);
-    return slot ? slot.entry : this.deps.projection.get(id);
+    return slot ? slot.entry : this.deps.queries.get(id);
   }
 
   private require(pool: string, id: unknown): MemoryEntry {
@@ -597,7 +596,7 @@ export class MemoryService {
   }
 
   private acknowledged(pool: string, id: string): MemoryEntry {
-    const entry = this.deps.projection.get(id);
+    const entry = this.deps.queries.get(id);
     if (!entry || entry.pool !== pool) throw notFound(pool, id);
     return entry;
   }
@@ -605,7 +604,7 @@ export class MemoryService {
   /** The acknowledged entry once no write of it is in flight (a retried store waits for the first). */
   private async settled(id: string): Promise<MemoryEntry> {
     while (this.inFlight.has(id)) await new Promise((resolve) => setImmediate(resolve));
-    const entry = this.deps.projection.get(id);
+    const entry = this.deps.queries.get(id);
     if (!entry) throw new MemoryError('not_found', `memory ${id} not found`);
     return entry;
   }

@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import type Database from 'better-sqlite3';
 import type { Logger } from 'pino';
 import type { MemoryEvent } from '@engram/domain';
 import type { Embedder } from '@engram/embeddings';
@@ -7,8 +8,10 @@ import { DataDirLock } from './data-dir-lock.js';
 import { EventLog } from './event-log.js';
 import { FlatFiles } from './flat-files.js';
 import { HybridSearch, type SearchObserver } from './hybrid-search.js';
+import type { MemoryQueries } from './memory-queries.js';
 import { MemoryService } from './memory-service.js';
 import { removeMovedAsideDatabases } from './moved-aside-databases.js';
+import { openDatabaseOrMoveAside } from './database.js';
 import { Projection } from './projection.js';
 import { VectorService } from './vector-service.js';
 import { VectorStore } from './vector-store.js';
@@ -42,20 +45,25 @@ export async function openMemoryService(options: MemoryServiceOptions): Promise<
   const dataDir = new DataDir(options.dataDir);
   mkdirSync(dataDir.root, { recursive: true });
   const lock = DataDirLock.acquire(dataDir.lockPath);
+  let db: Database.Database | undefined;
   let projection: Projection | undefined;
   try {
     const log = await EventLog.open({ dir: dataDir.eventsDir, logger: options.logger, ...(options.onFatal ? { onFatal: options.onFatal } : {}) });
-    projection = Projection.openOrReset(dataDir.databasePath, options.logger).projection;
+    db = openDatabaseOrMoveAside(dataDir.databasePath, options.logger).db;
+    projection = new Projection(db);
+    const { queries } = projection;
     catchUp(projection, log, options.logger);
-    const flatFiles = new FlatFiles(dataDir, (pool) => projection?.activeEntries(pool) ?? []);
-    for (const pool of projection.pools()) await flatFiles.refresh(pool);
-    const checkpointer = new WalCheckpointer(projection.db, dataDir.databasePath, (error) =>
+    const flatFiles = new FlatFiles(dataDir, (pool) => queries.activeEntries(pool));
+    for (const pool of queries.pools()) await flatFiles.refresh(pool);
+    const checkpointer = new WalCheckpointer(db, dataDir.databasePath, (error) =>
       options.logger.warn({ err: error }, 'a WAL checkpoint failed; the next one retries'),
     );
-    const hybrid = options.embeddings ? openHybridSearch(projection, dataDir, options.embeddings, options.logger) : undefined;
+    const hybrid = options.embeddings ? openHybridSearch(db, queries, dataDir, options.embeddings, options.logger) : undefined;
     const service = new MemoryService({
       log,
       projection,
+      queries,
+      outboxCursor: projection.outboxCursor,
       eventIndex: projection.eventIndex,
       removeStaleCopies: () => removeMovedAsideDatabases(dataDir.databasePath),
       flatFiles,
@@ -69,7 +77,8 @@ export async function openMemoryService(options: MemoryServiceOptions): Promise<
     if (hybrid) service.onCommitted((events) => hybrid.store.noteEvents(events));
     return service;
   } catch (error) {
-    projection?.close();
+    if (projection) projection.close();
+    else db?.close();
     lock.release();
     throw error;
   }
@@ -77,19 +86,20 @@ export async function openMemoryService(options: MemoryServiceOptions): Promise<
 
 /** Attaches vectors.db and brings its entry-to-text map up to the projection (which the log may have moved without it). */
 function openHybridSearch(
-  projection: Projection,
+  db: Database.Database,
+  queries: MemoryQueries,
   dataDir: DataDir,
   embeddings: NonNullable<MemoryServiceOptions['embeddings']>,
   logger: Logger,
 ): { readonly store: VectorStore; readonly search: HybridSearch } {
-  const store = VectorStore.attach(projection.db, dataDir.vectorsPath);
-  const entries = store.sync([...projection.allEntries()]);
+  const store = VectorStore.attach(db, dataDir.vectorsPath);
+  const entries = store.sync([...queries.allEntries()]);
   logger.info({ entries, model: embeddings.embedder.model }, 'hybrid search on: vectors.db attached');
   const search = new HybridSearch({
     vectors: store,
     embedder: embeddings.embedder,
     queryTimeoutMs: embeddings.queryTimeoutMs,
-    entry: (id) => projection.get(id),
+    entry: (id) => queries.get(id),
     logger,
     ...(embeddings.observer ? { observer: embeddings.observer } : {}),
   });
@@ -111,7 +121,7 @@ export function catchUp(
   const from = projection.lastSeq;
   // An empty database (seq 0 holds no memory) is filled without FTS triggers, then indexed once.
   const filling = from === 0 && log.lastSeq > 0;
-  if (filling) projection.suspendFullText();
+  if (filling) projection.fullText.suspend();
   let chunk: MemoryEvent[] = [];
   let applied = 0;
   try {
@@ -126,7 +136,7 @@ export function catchUp(
     projection.apply(chunk);
     applied += chunk.length;
   } finally {
-    if (filling) projection.rebuildFullText();
+    if (filling) projection.fullText.rebuild();
   }
   if (applied > 0) logger.info({ from, to: projection.lastSeq, applied }, 'caught the database up from the event log');
   backfillEventIndex(projection, log, logger);
@@ -139,7 +149,7 @@ function backfillEventIndex(projection: Projection, log: { eventsAfter(seq: numb
   if (from >= projection.lastSeq) return;
   let chunk: MemoryEvent[] = [];
   const flush = () => {
-    projection.db.transaction(() => projection.eventIndex.add(chunk)).immediate();
+    projection.eventIndex.backfill(chunk);
     chunk = [];
   };
   for (const event of log.eventsAfter(from)) {

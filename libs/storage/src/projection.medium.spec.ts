@@ -12,7 +12,7 @@ beforeEach(() => {
 afterEach(() => dir.remove());
 
 const search = (projection: Projection, word: string) =>
-  projection.search({ pool: 'p', terms: [word], includeArchived: false, limit: 10, now: new Date() }).map((hit) => hit.entry.id);
+  projection.queries.search({ pool: 'p', terms: [word], includeArchived: false, limit: 10, now: new Date() }).map((hit) => hit.entry.id);
 
 describe('projection', () => {
   it('applies each event once, however often it is given', () => {
@@ -20,7 +20,7 @@ describe('projection', () => {
     projection.apply([stored(1, 'one'), stored(2, 'two')]);
     projection.apply([stored(1, 'one'), stored(2, 'two'), stored(3, 'three')]);
     expect(projection.lastSeq).toBe(3);
-    expect(projection.activeCount('p')).toBe(3);
+    expect(projection.queries.activeCount('p')).toBe(3);
     expect(() => projection.apply([stored(5, 'gap')])).toThrow(/events are missing/);
     projection.close();
   });
@@ -28,14 +28,14 @@ describe('projection', () => {
   it('finishes an interrupted bulk fill by indexing every row on the next open', () => {
     const path = join(dir.path, 'engram.db');
     const filling = Projection.open(path);
-    filling.suspendFullText();
+    filling.fullText.suspend();
     filling.apply([stored(1, 'zebra crossing')]);
-    filling.close(); // as if the process died before rebuildFullText
+    filling.close(); // as if the process died before fullText.rebuild
     const reopened = Projection.open(path);
     expect(search(reopened, 'zebra')).toHaveLength(1);
     reopened.apply([stored(2, 'zebra again')]);
     expect(search(reopened, 'zebra')).toHaveLength(2);
-    reopened.checkFts();
+    reopened.fullText.check();
     reopened.close();
   });
 
@@ -56,11 +56,11 @@ describe('projection', () => {
     }
     projection.apply(events);
     const query = { pool: 'p', terms: ['deploy', 'docker'], includeArchived: false, now: new Date('2026-02-01T00:00:00.000Z') };
-    const all = projection.search({ ...query, limit: 100 });
+    const all = projection.queries.search({ ...query, limit: 100 });
     expect(all).toHaveLength(40);
     expect(all.map((hit) => hit.score)).toEqual(all.map((hit) => hit.score).sort((a, b) => b - a));
     for (const limit of [1, 3, 10]) {
-      expect(projection.search({ ...query, limit })).toEqual(all.slice(0, limit));
+      expect(projection.queries.search({ ...query, limit })).toEqual(all.slice(0, limit));
     }
     projection.close();
   });

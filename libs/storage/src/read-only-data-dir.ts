@@ -1,8 +1,10 @@
 import { existsSync } from 'node:fs';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import type { MemoryEntry } from '@engram/domain';
 import { DataDir } from './data-dir.js';
-import { toEntry, type MemoryRow } from './memory-row.js';
+import { openReadOnlyDatabase } from './database.js';
+import { DatabaseMeta } from './database-meta.js';
+import { MemoryQueries } from './memory-queries.js';
 import { readPoolStats, type PoolStats } from './pool-stats.js';
 import { validPool } from './validation.js';
 
@@ -11,23 +13,28 @@ import { validPool } from './validation.js';
  * works while the memory service runs (WAL lets readers in), and it never writes.
  */
 export class ReadOnlyDataDir {
-  private constructor(private readonly db: Database.Database) {}
+  private readonly queries: MemoryQueries;
+
+  private constructor(private readonly db: Database.Database) {
+    this.queries = new MemoryQueries(db);
+  }
 
   static open(root: string): ReadOnlyDataDir {
     const path = new DataDir(root).databasePath;
     if (!existsSync(path)) throw new Error(`no database at ${path}; start the memory service or run \`engram replay\` first`);
-    return new ReadOnlyDataDir(new Database(path, { readonly: true, fileMustExist: true }));
+    return new ReadOnlyDataDir(openReadOnlyDatabase(path));
   }
 
   /** Every entry of a pool, archived ones too, oldest first. */
   entries(pool: string): MemoryEntry[] {
-    return this.db.prepare<[string], MemoryRow>('SELECT * FROM memories WHERE pool = ? ORDER BY created_at, id').all(validPool(pool)).map(toEntry);
+    return this.queries.entriesOfPool(validPool(pool));
   }
 
   lastSeq(): number {
-    return this.db.prepare<[], { value: number }>("SELECT value FROM meta WHERE key = 'last_seq'").get()?.value ?? 0;
+    return new DatabaseMeta(this.db).get('last_seq');
   }
 
+  /** Counts of the pools that have entries. */
   stats(): PoolStats[] {
     return readPoolStats(this.db);
   }

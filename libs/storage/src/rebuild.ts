@@ -1,10 +1,10 @@
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
 import type { Logger } from 'pino';
 import { replayEvents, type MemoryEvent } from '@engram/domain';
 import { DataDir } from './data-dir.js';
 import { DataDirLock } from './data-dir-lock.js';
+import { foldWal } from './database.js';
 import { compareEntries } from './entry-equality.js';
 import { EventLog } from './event-log.js';
 import { fsyncPath } from './fsync.js';
@@ -54,8 +54,8 @@ export async function replayDataDir(root: string, logger: Logger): Promise<Repla
       eventsApplied = catchUp(projection, source, logger);
       const problems = compareWithLog(projection, source);
       if (problems.length > 0) throw new Error(`the rebuilt database does not match the log: ${problems.join('; ')}`);
-      projection.checkFts();
-      memoriesRebuilt = projection.db.prepare<[], { n: number }>('SELECT count(*) AS n FROM memories').get()?.n ?? 0;
+      projection.fullText.check();
+      memoriesRebuilt = projection.queries.count();
     } finally {
       projection.close();
       await log.close();
@@ -95,11 +95,11 @@ export async function verifyDataDir(root: string, logger: Logger): Promise<Verif
     try {
       const problems = compareWithLog(projection, log);
       try {
-        projection.checkFts();
+        projection.fullText.check();
       } catch (error) {
         problems.push(`full-text index: ${error instanceof Error ? error.message : String(error)}`);
       }
-      return { ok: problems.length === 0, problems, lastSeq: log.lastSeq, memories: [...projection.allEntries()].length };
+      return { ok: problems.length === 0, problems, lastSeq: log.lastSeq, memories: projection.queries.count() };
     } finally {
       projection.close();
     }
@@ -115,22 +115,15 @@ export function compareWithLog(projection: Projection, log: EventSource): string
     problems.push(`the database is at seq ${projection.lastSeq}, the log at seq ${log.lastSeq}`);
   }
   const expected = replayEvents(log.eventsAfter(0)).entries;
-  const actual = new Map([...projection.allEntries()].map((entry) => [entry.id, entry]));
+  const actual = new Map([...projection.queries.allEntries()].map((entry) => [entry.id, entry]));
   problems.push(...compareEntries(actual, expected));
   return problems;
 }
 
 function swapIn(temp: string, target: string): void {
-  if (existsSync(target)) {
-    // Fold the old WAL into the old file first, so no stale WAL is ever read against the new file.
-    try {
-      const old = new Database(target);
-      old.pragma('wal_checkpoint(TRUNCATE)');
-      old.close();
-    } catch {
-      // A corrupt old database: its WAL is worthless, it is removed below.
-    }
-  }
+  // Fold the old WAL into the old file first, so no stale WAL is ever read against the new file
+  // (a corrupt old database's WAL is worthless: it is removed below).
+  if (existsSync(target)) foldWal(target);
   rmSync(`${target}-wal`, { force: true });
   rmSync(`${target}-shm`, { force: true });
   renameSync(temp, target);

@@ -128,7 +128,7 @@ async function run(service: MemoryService, ids: string[], operation: Op): Promis
 }
 
 function entriesOf(projection: Projection): Map<string, MemoryEntry> {
-  return new Map([...projection.allEntries()].map((entry) => [entry.id, entry]));
+  return new Map([...projection.queries.allEntries()].map((entry) => [entry.id, entry]));
 }
 
 describe('replay(log) equals the live database', () => {

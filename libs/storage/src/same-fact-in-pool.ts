@@ -1,5 +1,5 @@
 import { existingFact, type MemoryEntry } from '@engram/domain';
-import type { Projection } from './projection.js';
+import type { MemoryQueries } from './memory-queries.js';
 import { searchTerms } from './search-query.js';
 
 /** How many of the pool's lexically closest active entries are compared: a copy ranks near the top. */
@@ -10,10 +10,10 @@ const CANDIDATES = 20;
  * pool is searched, not a recent window: a fact stated again long after it was stored must still
  * find its entry.
  */
-export function sameFactInPool(projection: Pick<Projection, 'lexicalSearch' | 'get'>, pool: string, content: string): MemoryEntry | null {
-  const hits = projection.lexicalSearch({ pool, terms: searchTerms(content) }, CANDIDATES);
+export function sameFactInPool(queries: Pick<MemoryQueries, 'lexicalSearch' | 'get'>, pool: string, content: string): MemoryEntry | null {
+  const hits = queries.lexicalSearch({ pool, terms: searchTerms(content) }, CANDIDATES);
   const candidates = hits.flatMap((hit) => {
-    const entry = projection.get(hit.id);
+    const entry = queries.get(hit.id);
     return entry && entry.pool === pool && !entry.isArchived ? [entry] : [];
   });
   return existingFact(content, candidates);

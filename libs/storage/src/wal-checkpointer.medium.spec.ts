@@ -2,6 +2,7 @@ import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { openDatabase } from './database.js';
 import { Projection } from './projection.js';
 import { storedEvent as stored } from './testing/stored-event.js';
 import { tempDataDir } from './testing/temp-data-dir.js';
@@ -28,16 +29,17 @@ function rowsInDatabaseFile(path: string): number {
 describe('WalCheckpointer', () => {
   it('moves busy commits into the database file on its worker while the writer keeps committing', async () => {
     const path = join(dir.path, 'engram.db');
-    const projection = Projection.open(path);
+    const db = openDatabase(path);
+    const projection = new Projection(db);
     const errors: string[] = [];
-    const checkpointer = new WalCheckpointer(projection.db, path, (error) => errors.push(error));
+    const checkpointer = new WalCheckpointer(db, path, (error) => errors.push(error));
     try {
       for (let seq = 1; seq <= 3200; seq += 32) {
         projection.apply(Array.from({ length: 32 }, (_, i) => stored(seq + i)));
         checkpointer.noteCommit(32);
       }
       // The writer's own checkpoint is far out now: without the worker most rows would still be in the WAL.
-      expect(projection.db.pragma('wal_autocheckpoint', { simple: true })).toBeGreaterThan(1000);
+      expect(db.pragma('wal_autocheckpoint', { simple: true })).toBeGreaterThan(1000);
       await checkpointer.stop();
       expect(rowsInDatabaseFile(path)).toBe(3200);
       expect(errors).toEqual([]);
