@@ -29,6 +29,7 @@ async function lintFixtures(files: readonly string[]): Promise<Map<string, LintM
 
 const DOMAIN = 'libs/domain/src/lint-fixtures/forbidden-imports.ts';
 const GATEWAY = 'apps/gateway/src/lint-fixtures/forbidden-imports.ts';
+const MEMORY = 'apps/memory/src/lint-fixtures/forbidden-imports.ts';
 const TESTS = 'tests/lint-fixtures/imports-app-source.ts';
 
 describe('lint rules', () => {
@@ -37,7 +38,7 @@ describe('lint rules', () => {
     (found.get(file) ?? []).filter((message) => message.line === line).map((message) => `${message.ruleId}: ${message.message.split('\n')[0]}`);
 
   beforeAll(async () => {
-    found = await lintFixtures([DOMAIN, GATEWAY, TESTS]);
+    found = await lintFixtures([DOMAIN, GATEWAY, MEMORY, TESTS]);
   });
 
   it('keep frameworks and drivers out of the domain', () => {
@@ -52,6 +53,11 @@ describe('lint rules', () => {
     expect(at(GATEWAY, 5)).toEqual([]);
     expect(at(GATEWAY, 6)).toEqual([expect.stringMatching(/^@nx\/enforce-module-boundaries: .*"scope:gateway" can only depend on/)]);
     expect(at(GATEWAY, 7)).toEqual([expect.stringMatching(/'@engram\/testing' .*for specs only/)]);
+  });
+
+  it('keep SQLite out of the memory app too: it reaches the database through @engram/storage', () => {
+    expect(at(MEMORY, 3)).toEqual([expect.stringMatching(/^@typescript-eslint\/no-restricted-imports: 'better-sqlite3' .*through @engram\/storage/)]);
+    expect(at(MEMORY, 4)).toEqual([]);
   });
 
   it("refuse a test that imports an app's source", () => {

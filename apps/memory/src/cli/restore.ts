@@ -1,68 +1,9 @@
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync } from 'node:fs';
-import { join, resolve } from 'node:path';
 import { Command } from 'commander';
 import { loadConfig } from '@engram/config';
-import { DataDir, DataDirLock } from '@engram/storage';
-import { checkLogCopy, databaseSeqOf, MANIFEST_FILE, type BackupManifest } from './backup.js';
+import { createLogger } from '@engram/observability';
+import { restoreDataDir } from '@engram/storage';
 
-export interface RestoreReport {
-  readonly manifest: BackupManifest;
-  /** Where the data dir's previous content was moved (null when it was empty): nothing is deleted. */
-  readonly movedAside: string | null;
-}
-
-/** What a data dir holds besides its lock: moved aside as a whole, replaced as a whole. */
-const DATA_ENTRIES = ['engram.db', 'engram.db-wal', 'engram.db-shm', 'events', 'pools'];
-
-/**
- * Puts a backup in place of a data dir. Refuses while the memory service (or another CLI command)
- * holds the data dir, and checks the backup before touching anything. The previous content is
- * moved to `pre-restore-<time>/` inside the data dir. On its next start the memory service
- * catches the database up from the restored log.
- */
-export async function restoreDataDir(backupPath: string, dataDirPath: string): Promise<RestoreReport> {
-  const backup = resolve(backupPath);
-  const manifestPath = join(backup, MANIFEST_FILE);
-  if (!existsSync(manifestPath)) throw new Error(`${backup} is not an engram backup (no ${MANIFEST_FILE})`);
-  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as BackupManifest;
-  const logSeq = await checkLogCopy(join(backup, 'events'));
-  if (logSeq !== manifest.logSeq) throw new Error(`the backup's log ends at seq ${logSeq}, its manifest says ${manifest.logSeq}`);
-  if (existsSync(join(backup, 'engram.db')) && databaseSeqOf(join(backup, 'engram.db')) > logSeq) {
-    throw new Error(`the backup's database is ahead of its log (seq ${logSeq})`);
-  }
-
-  const dataDir = new DataDir(resolve(dataDirPath));
-  mkdirSync(dataDir.root, { recursive: true });
-  const lock = DataDirLock.acquire(dataDir.lockPath);
-  try {
-    const present = DATA_ENTRIES.filter((entry) => existsSync(join(dataDir.root, entry)));
-    let movedAside: string | null = null;
-    if (present.length > 0) {
-      movedAside = join(dataDir.root, `pre-restore-${new Date().toISOString().replace(/[:.]/g, '-')}`);
-      mkdirSync(movedAside);
-      for (const entry of present) renameSync(join(dataDir.root, entry), join(movedAside, entry));
-    }
-    copyTree(join(backup, 'events'), dataDir.eventsDir);
-    if (existsSync(join(backup, 'pools'))) copyTree(join(backup, 'pools'), dataDir.poolsDir);
-    if (existsSync(join(backup, 'engram.db'))) {
-      copyFileSync(join(backup, 'engram.db'), `${dataDir.databasePath}.restore-tmp`);
-      renameSync(`${dataDir.databasePath}.restore-tmp`, dataDir.databasePath);
-    }
-    return { manifest, movedAside };
-  } finally {
-    lock.release();
-  }
-}
-
-function copyTree(from: string, to: string): void {
-  mkdirSync(to, { recursive: true });
-  for (const entry of readdirSync(from, { withFileTypes: true })) {
-    if (entry.isDirectory()) copyTree(join(from, entry.name), join(to, entry.name));
-    else copyFileSync(join(from, entry.name), join(to, entry.name));
-  }
-}
-
-/** `engram restore --from DIR [--data-dir D]` (with the memory service stopped) */
+/** `engram restore --from DIR [--data-dir D]` (with the memory service stopped; see restoreDataDir in @engram/storage) */
 export function restoreCommand(): Command {
   return new Command('restore')
     .description('replace the data dir with a backup (stop the memory service first)')
@@ -70,7 +11,7 @@ export function restoreCommand(): Command {
     .option('--data-dir <dir>', 'data dir (default: $ENGRAM_DATA_DIR or ./data)')
     .action(async (options: { from: string; dataDir?: string }) => {
       const dataDir = options.dataDir ?? loadConfig(process.env).dataDir;
-      const { manifest, movedAside } = await restoreDataDir(options.from, dataDir);
+      const { manifest, movedAside } = await restoreDataDir(options.from, dataDir, createLogger('engram-cli', 'silent'));
       process.stdout.write(
         `restored ${options.from} (${manifest.createdAt}, log to seq ${manifest.logSeq}) into ${dataDir}` +
           `${movedAside ? `; the previous content is in ${movedAside}` : ''}\n`,

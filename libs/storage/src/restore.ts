@@ -1,0 +1,64 @@
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Logger } from 'pino';
+import { checkLogCopy, MANIFEST_FILE, type BackupManifest } from './backup.js';
+import { checkedLastSeq } from './database.js';
+import { DataDir } from './data-dir.js';
+import { DataDirLock } from './data-dir-lock.js';
+
+export interface RestoreReport {
+  readonly manifest: BackupManifest;
+  /** Where the data dir's previous content was moved (null when it was empty): nothing is deleted. */
+  readonly movedAside: string | null;
+}
+
+/** What a data dir holds besides its lock: moved aside as a whole, replaced as a whole. */
+const DATA_ENTRIES = ['engram.db', 'engram.db-wal', 'engram.db-shm', 'events', 'pools'];
+
+/**
+ * Puts a backup in place of a data dir. Refuses while the memory service (or another CLI command)
+ * holds the data dir, and checks the backup before touching anything. The previous content is
+ * moved to `pre-restore-<time>/` inside the data dir. On its next start the memory service
+ * catches the database up from the restored log.
+ */
+export async function restoreDataDir(backupPath: string, dataDirPath: string, logger: Logger): Promise<RestoreReport> {
+  const backup = resolve(backupPath);
+  const manifestPath = join(backup, MANIFEST_FILE);
+  if (!existsSync(manifestPath)) throw new Error(`${backup} is not an engram backup (no ${MANIFEST_FILE})`);
+  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as BackupManifest;
+  const logSeq = await checkLogCopy(join(backup, 'events'), logger);
+  if (logSeq !== manifest.logSeq) throw new Error(`the backup's log ends at seq ${logSeq}, its manifest says ${manifest.logSeq}`);
+  if (existsSync(join(backup, 'engram.db')) && checkedLastSeq(join(backup, 'engram.db')) > logSeq) {
+    throw new Error(`the backup's database is ahead of its log (seq ${logSeq})`);
+  }
+
+  const dataDir = new DataDir(resolve(dataDirPath));
+  mkdirSync(dataDir.root, { recursive: true });
+  const lock = DataDirLock.acquire(dataDir.lockPath);
+  try {
+    const present = DATA_ENTRIES.filter((entry) => existsSync(join(dataDir.root, entry)));
+    let movedAside: string | null = null;
+    if (present.length > 0) {
+      movedAside = join(dataDir.root, `pre-restore-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+      mkdirSync(movedAside);
+      for (const entry of present) renameSync(join(dataDir.root, entry), join(movedAside, entry));
+    }
+    copyTree(join(backup, 'events'), dataDir.eventsDir);
+    if (existsSync(join(backup, 'pools'))) copyTree(join(backup, 'pools'), dataDir.poolsDir);
+    if (existsSync(join(backup, 'engram.db'))) {
+      copyFileSync(join(backup, 'engram.db'), `${dataDir.databasePath}.restore-tmp`);
+      renameSync(`${dataDir.databasePath}.restore-tmp`, dataDir.databasePath);
+    }
+    return { manifest, movedAside };
+  } finally {
+    lock.release();
+  }
+}
+
+function copyTree(from: string, to: string): void {
+  mkdirSync(to, { recursive: true });
+  for (const entry of readdirSync(from, { withFileTypes: true })) {
+    if (entry.isDirectory()) copyTree(join(from, entry.name), join(to, entry.name));
+    else copyFileSync(join(from, entry.name), join(to, entry.name));
+  }
+}
