@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { MemoryPattern, type PageSort } from '@engram/contracts';
-import { tempDataDir } from '../libs/storage/src/testing/temp-data-dir.js';
+import { tempDataDir } from '@engram/testing';
 import { launchChromium } from '../tests/support/browser.js';
 import { startRedis } from '../tests/support/redis.js';
 import { startGateway, startMemory } from '../tests/support/stack.js';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { EVENT_SCHEMA_VERSION, type NewEvent } from '@engram/domain';
 import { EventLog, EventLogCorruptError } from './event-log.js';
-import { silentLogger, tempDataDir } from './testing/temp-data-dir.js';
+import { silentLogger, tempDataDir } from '@engram/testing';
 
 let dir: ReturnType<typeof tempDataDir>;
 let eventsDir: string;

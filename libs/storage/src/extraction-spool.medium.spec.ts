@@ -2,7 +2,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { ExtractionSpool } from './extraction-spool.js';
-import { tempDataDir } from './testing/temp-data-dir.js';
+import { tempDataDir } from '@engram/testing';
 
 let dir: ReturnType<typeof tempDataDir>;
 beforeEach(() => {

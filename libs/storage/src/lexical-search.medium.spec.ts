@@ -1,34 +1,20 @@
-import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import type { StoreRequest } from '@engram/contracts';
-import type { MemoryService } from './memory-service.js';
-import { openMemoryService } from './open-memory-service.js';
-import { silentLogger, tempDataDir } from './testing/temp-data-dir.js';
+import { memoryServicePerTest } from './testing/memory-service-per-test.js';
 
-let dir: ReturnType<typeof tempDataDir>;
-let service: MemoryService;
-let now = new Date('2026-05-01T12:00:00.000Z');
+const memory = memoryServicePerTest();
 const base = { actor: 'user' as const, pool: 'team' };
 
-beforeEach(async () => {
-  dir = tempDataDir();
-  now = new Date('2026-05-01T12:00:00.000Z');
-  service = await openMemoryService({ dataDir: dir.path, tier1MaxChars: 400, logger: silentLogger(), clock: () => now });
-});
-afterEach(async () => {
-  await service.close();
-  dir.remove();
-});
-
-const store = (content: string, extra: Partial<StoreRequest> = {}) => service.store({ ...base, content, ...extra });
+const store = (content: string, extra: Partial<StoreRequest> = {}) => memory.service.store({ ...base, content, ...extra });
 const found = async (query: string, extra: { limit?: number; category?: 'project'; includeArchived?: boolean; pool?: string } = {}) =>
-  (await service.search({ pool: 'team', query, ...extra })).map((hit) => hit.entry.content);
+  (await memory.service.search({ pool: 'team', query, ...extra })).map((hit) => hit.entry.content);
 
 describe('lexical search ranking', () => {
   it('finds an old entry that is the only true match among many newer partial matches', async () => {
-    now = new Date('2025-01-10T09:00:00.000Z');
+    memory.now = new Date('2025-01-10T09:00:00.000Z');
     await store('Caroline went to the LGBTQ support group on Tuesday');
-    now = new Date('2026-05-01T12:00:00.000Z');
+    memory.now = new Date('2026-05-01T12:00:00.000Z');
     await Promise.all(
       Array.from({ length: 600 }, (_, i) =>
         store(i % 2 === 0 ? `Group chat number ${i} about the weekend` : `Thanks for the support, note ${i}`, { confidence: 1 }),
@@ -41,11 +27,11 @@ describe('lexical search ranking', () => {
   it('does not let a high confidence bury a better match: confidence only breaks ties', async () => {
     await store('staging database: the staging copy of postgres', { confidence: 0.1 });
     await store('staging database: the nightly backups of postgres', { confidence: 1 });
-    now = new Date('2026-05-01T15:00:00.000Z');
+    memory.now = new Date('2026-05-01T15:00:00.000Z');
     await store('prefers tabs', { confidence: 1 });
     await store('prefers tabs', { confidence: 0.3 });
     expect((await found('staging database'))[0]).toBe('staging database: the staging copy of postgres');
-    const tabs = await service.search({ pool: 'team', query: 'tabs' });
+    const tabs = await memory.service.search({ pool: 'team', query: 'tabs' });
     expect(tabs.map((hit) => hit.entry.confidence)).toEqual([1, 0.3]);
   });
 
@@ -60,7 +46,7 @@ describe('lexical search ranking', () => {
 
   it('excludes archived entries unless asked for them', async () => {
     const archived = await store('redis runs on port 6380 in staging');
-    await service.delete({ ...base, id: archived.id });
+    await memory.service.delete({ ...base, id: archived.id });
     await store('redis is the job queue');
     expect(await found('redis staging port')).toEqual(['redis is the job queue']);
     expect(await found('redis staging port', { includeArchived: true })).toContain('redis runs on port 6380 in staging');
@@ -75,9 +61,9 @@ describe('lexical search ranking', () => {
   });
 
   it('ranks a match written just after a strong match above an equal match written hours apart', async () => {
-    now = new Date('2026-05-01T06:00:00.000Z');
+    memory.now = new Date('2026-05-01T06:00:00.000Z');
     await store('James: a parrot and a canary.');
-    now = new Date('2026-05-01T12:00:00.000Z');
+    memory.now = new Date('2026-05-01T12:00:00.000Z');
     await store('Which breeds are the dogs of James?');
     await store('James: a beagle and a poodle.');
     await store('the cat sleeps all day');
@@ -90,7 +76,7 @@ describe('lexical search ranking', () => {
     await store('ünïcode 日本語 entry');
     await fc.assert(
       fc.asyncProperty(fc.string({ unit: 'binary', maxLength: 200 }), async (query) => {
-        const hits = await service.search({ pool: 'team', query, limit: 10 });
+        const hits = await memory.service.search({ pool: 'team', query, limit: 10 });
         expect(hits.length).toBeLessThanOrEqual(10);
         for (const hit of hits) expect(hit.entry.pool).toBe('team');
       }),

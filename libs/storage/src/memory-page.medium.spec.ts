@@ -1,31 +1,17 @@
-import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { MemoryError, type PageRequest, type PageSort } from '@engram/contracts';
 import { effectiveConfidence, type MemoryEntry } from '@engram/domain';
-import type { MemoryService } from './memory-service.js';
-import { openMemoryService } from './open-memory-service.js';
-import { silentLogger, tempDataDir } from './testing/temp-data-dir.js';
+import { memoryServicePerTest } from './testing/memory-service-per-test.js';
 
-let dir: ReturnType<typeof tempDataDir>;
-let service: MemoryService;
-let now = new Date('2026-05-01T12:00:00.000Z');
+const memory = memoryServicePerTest();
 const user = { actor: 'user' as const, pool: 'team' };
-
-beforeEach(async () => {
-  dir = tempDataDir();
-  now = new Date('2026-05-01T12:00:00.000Z');
-  service = await openMemoryService({ dataDir: dir.path, tier1MaxChars: 400, logger: silentLogger(), clock: () => now });
-});
-afterEach(async () => {
-  await service.close();
-  dir.remove();
-});
 
 /** Every entry of a listing, following nextCursor page by page. */
 async function all(request: Omit<PageRequest, 'pool' | 'cursor'>): Promise<string[]> {
   const ids: string[] = [];
   let cursor: string | undefined;
   for (let pages = 0; pages < 100; pages++) {
-    const page = await service.page({ pool: 'team', ...request, ...(cursor ? { cursor } : {}) });
+    const page = await memory.service.page({ pool: 'team', ...request, ...(cursor ? { cursor } : {}) });
     ids.push(...page.data.map((entry) => entry.id));
     if (page.nextCursor === null) return ids;
     cursor = page.nextCursor;
@@ -38,9 +24,9 @@ describe('paging a pool for a person (memory.page)', () => {
     const stored: MemoryEntry[] = [];
     for (let index = 0; index < 23; index++) {
       // Three entries per minute: created_at ties must be broken, not skipped or repeated.
-      now = new Date(Date.UTC(2026, 4, 1, 12, Math.floor(index / 3)));
+      memory.now = new Date(Date.UTC(2026, 4, 1, 12, Math.floor(index / 3)));
       stored.push(
-        await service.store({
+        await memory.service.store({
           ...user,
           content: `fact number ${index}`,
           category: index % 2 ? 'project' : 'decision',
@@ -48,9 +34,9 @@ describe('paging a pool for a person (memory.page)', () => {
         }),
       );
     }
-    now = new Date('2026-05-03T12:00:00.000Z');
-    await service.refresh({ ...user, ids: [stored[4]!.id, stored[9]!.id] });
-    now = new Date('2026-05-20T12:00:00.000Z');
+    memory.now = new Date('2026-05-03T12:00:00.000Z');
+    await memory.service.refresh({ ...user, ids: [stored[4]!.id, stored[9]!.id] });
+    memory.now = new Date('2026-05-20T12:00:00.000Z');
 
     const newestFirst = [...stored].reverse().map((entry) => entry.id);
     expect(await all({ sort: 'created', limit: 5 })).toEqual(newestFirst);
@@ -58,7 +44,10 @@ describe('paging a pool for a person (memory.page)', () => {
     const expected = [...stored]
       .map((entry) => ({
         id: entry.id,
-        value: effectiveConfidence({ ...entry, lastReferenced: [4, 9].includes(stored.indexOf(entry)) ? '2026-05-03T12:00:00.000Z' : null }, now),
+        value: effectiveConfidence(
+          { ...entry, lastReferenced: [4, 9].includes(stored.indexOf(entry)) ? '2026-05-03T12:00:00.000Z' : null },
+          memory.now,
+        ),
       }))
       .sort((a, b) => b.value - a.value);
     expect(byConfidence).toHaveLength(23);
@@ -72,28 +61,28 @@ describe('paging a pool for a person (memory.page)', () => {
   });
 
   it('filters by type, category, confirmed, archived and source, and reports effective confidence', async () => {
-    now = new Date('2026-05-01T12:00:00.000Z');
-    const preference = await service.store({ ...user, content: 'answers in French', category: 'preference' });
-    const project = await service.store({ actor: 'llm', pool: 'team', content: 'the API runs on Fastify', category: 'project' });
-    const archived = await service.store({ ...user, content: 'used to deploy by hand', category: 'project' });
-    await service.archive({ ...user, id: archived.id });
-    await service.update({ ...user, id: project.id, confirmed: true });
-    now = new Date('2026-05-11T12:00:00.000Z');
-    const ids = async (request: Omit<PageRequest, 'pool'>) => (await service.page({ pool: 'team', ...request })).data.map((entry) => entry.id);
+    memory.now = new Date('2026-05-01T12:00:00.000Z');
+    const preference = await memory.service.store({ ...user, content: 'answers in French', category: 'preference' });
+    const project = await memory.service.store({ actor: 'llm', pool: 'team', content: 'the API runs on Fastify', category: 'project' });
+    const archived = await memory.service.store({ ...user, content: 'used to deploy by hand', category: 'project' });
+    await memory.service.archive({ ...user, id: archived.id });
+    await memory.service.update({ ...user, id: project.id, confirmed: true });
+    memory.now = new Date('2026-05-11T12:00:00.000Z');
+    const ids = async (request: Omit<PageRequest, 'pool'>) => (await memory.service.page({ pool: 'team', ...request })).data.map((entry) => entry.id);
 
     expect(await ids({ type: 'USER' })).toEqual([preference.id]);
     expect(await ids({ category: 'project' })).toEqual([project.id]);
     expect(await ids({ confirmed: true })).toEqual([project.id]);
     expect(await ids({ archived: true })).toEqual([archived.id]);
     expect(await ids({ source: 'llm' })).toEqual([project.id]);
-    const [first] = (await service.page({ pool: 'team', type: 'USER' })).data;
+    const [first] = (await memory.service.page({ pool: 'team', type: 'USER' })).data;
     expect(first?.effectiveConfidence).toBeCloseTo(0.95 ** 10, 6);
   });
 
   it('answers a bad sort, filter or cursor as the caller’s mistake', async () => {
-    await service.store({ ...user, content: 'one' });
-    await service.store({ ...user, content: 'two' });
-    const { nextCursor } = await service.page({ pool: 'team', limit: 1 });
+    await memory.service.store({ ...user, content: 'one' });
+    await memory.service.store({ ...user, content: 'two' });
+    const { nextCursor } = await memory.service.page({ pool: 'team', limit: 1 });
     expect(nextCursor).toEqual(expect.any(String));
     for (const request of [
       { sort: 'name' as PageSort },
@@ -102,7 +91,7 @@ describe('paging a pool for a person (memory.page)', () => {
       { cursor: nextCursor!, sort: 'confidence' as const },
       { source: 'robot' as 'llm' },
     ]) {
-      const refused = service.page({ pool: 'team', ...request });
+      const refused = memory.service.page({ pool: 'team', ...request });
       await expect(refused).rejects.toBeInstanceOf(MemoryError);
       await expect(refused).rejects.toMatchObject({ code: 'invalid_request' });
     }

@@ -7,7 +7,7 @@ import { DataDirLockedError } from './data-dir-lock.js';
 import type { MemoryService } from './memory-service.js';
 import { renderFlatFile } from './flat-file-format.js';
 import { openMemoryService } from './open-memory-service.js';
-import { silentLogger, tempDataDir } from './testing/temp-data-dir.js';
+import { silentLogger, tempDataDir } from '@engram/testing';
 
 let dir: ReturnType<typeof tempDataDir>;
 let service: MemoryService;

@@ -2,8 +2,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { CATEGORIES, EVENT_SCHEMA_VERSION, type MemoryEvent } from '@engram/domain';
 import { Projection } from './projection.js';
-import { storedEvent as stored } from './testing/stored-event.js';
-import { tempDataDir } from './testing/temp-data-dir.js';
+import { storedEvent as stored } from '@engram/testing';
+import { tempDataDir } from '@engram/testing';
 
 let dir: ReturnType<typeof tempDataDir>;
 beforeEach(() => {
@@ -17,11 +17,11 @@ const search = (projection: Projection, word: string) =>
 describe('projection', () => {
   it('applies each event once, however often it is given', () => {
     const projection = Projection.open(join(dir.path, 'engram.db'));
-    projection.apply([stored(1, 'one'), stored(2, 'two')]);
-    projection.apply([stored(1, 'one'), stored(2, 'two'), stored(3, 'three')]);
+    projection.apply([stored(1, { content: 'one' }), stored(2, { content: 'two' })]);
+    projection.apply([stored(1, { content: 'one' }), stored(2, { content: 'two' }), stored(3, { content: 'three' })]);
     expect(projection.lastSeq).toBe(3);
     expect(projection.queries.activeCount('p')).toBe(3);
-    expect(() => projection.apply([stored(5, 'gap')])).toThrow(/events are missing/);
+    expect(() => projection.apply([stored(5, { content: 'gap' })])).toThrow(/events are missing/);
     projection.close();
   });
 
@@ -29,11 +29,11 @@ describe('projection', () => {
     const path = join(dir.path, 'engram.db');
     const filling = Projection.open(path);
     filling.fullText.suspend();
-    filling.apply([stored(1, 'zebra crossing')]);
+    filling.apply([stored(1, { content: 'zebra crossing' })]);
     filling.close(); // as if the process died before fullText.rebuild
     const reopened = Projection.open(path);
     expect(search(reopened, 'zebra')).toHaveLength(1);
-    reopened.apply([stored(2, 'zebra again')]);
+    reopened.apply([stored(2, { content: 'zebra again' })]);
     expect(search(reopened, 'zebra')).toHaveLength(2);
     reopened.fullText.check();
     reopened.close();

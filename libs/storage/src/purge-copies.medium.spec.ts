@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { openMemoryService } from './open-memory-service.js';
-import { silentLogger, tempDataDir } from './testing/temp-data-dir.js';
+import { silentLogger, tempDataDir } from '@engram/testing';
 
 let dir: ReturnType<typeof tempDataDir>;
 beforeEach(() => {

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { openMemoryService } from './open-memory-service.js';
 import { replayDataDir } from './rebuild.js';
-import { silentLogger, tempDataDir } from './testing/temp-data-dir.js';
+import { silentLogger, tempDataDir } from '@engram/testing';
 
 let dir: ReturnType<typeof tempDataDir>;
 beforeEach(() => {

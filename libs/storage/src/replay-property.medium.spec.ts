@@ -8,7 +8,7 @@ import type { MemoryService } from './memory-service.js';
 import { catchUp, openMemoryService } from './open-memory-service.js';
 import { Projection } from './projection.js';
 import { verifyDataDir } from './rebuild.js';
-import { silentLogger, tempDataDir } from './testing/temp-data-dir.js';
+import { silentLogger, tempDataDir } from '@engram/testing';
 
 type Op =
   | { kind: 'store'; pool: number; content: string; category: Category | null }

@@ -4,8 +4,8 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { openDatabase } from './database.js';
 import { Projection } from './projection.js';
-import { storedEvent as stored } from './testing/stored-event.js';
-import { tempDataDir } from './testing/temp-data-dir.js';
+import { storedEvent as stored } from '@engram/testing';
+import { tempDataDir } from '@engram/testing';
 import { WalCheckpointer } from './wal-checkpointer.js';
 
 let dir: ReturnType<typeof tempDataDir>;
