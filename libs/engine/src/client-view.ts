@@ -10,7 +10,8 @@ export interface CallPlacement {
 /**
  * What the client of one response sees, across every round of the tool loop: text with markers
  * removed, its own tool calls renumbered, memory calls gone. One per client response; adapters
- * call it while rewriting, the loop reads it to decide and to hand off extraction.
+ * feed it every text while rewriting a stream or rendering a body (it is the one place markers
+ * are stripped), the loop reads it to decide and to hand off extraction.
  */
 export class ClientView {
   private readonly stripper = new MarkerStripper();
@@ -27,11 +28,16 @@ export class ClientView {
     return shown;
   }
 
-  /** End of the response: text held back as a possible marker start that was not one. */
+  /** End of a text (a block, or the response): text held back as a possible marker start that was not one. */
   flushText(): string {
     const shown = this.stripper.flush();
     this.visible += shown;
     return shown;
+  }
+
+  /** One whole text (a non-streamed text block): the part the client may see. */
+  showText(text: string): string {
+    return this.pushText(text) + this.flushText();
   }
 
   /** Called once per tool call, when its name is known (a stream's first delta of the call). */

@@ -34,3 +34,8 @@ export function internalError(): EngramHttpError {
 export function upstreamError(status: 502 | 504, message: string): EngramHttpError {
   return new EngramHttpError(status, message, 'upstream_error', status === 504 ? 'upstream_timeout' : 'upstream_unavailable');
 }
+
+/** The error body of the OpenAI-shaped surfaces, and the default of every other: `{"error":{"message","type","code"}}`. */
+export function openAiErrorBody(error: EngramHttpError): unknown {
+  return error.body();
+}

@@ -2,7 +2,10 @@
  * @engram/engine — the memory engine, written once for every wire format.
  *
  * - `turn.ts`: the wire-independent turn (ModelTurn, ToolCall, ToolResult, MemoryRound).
- * - `wire-adapter.ts`: what a format must implement (read its doc comment to write one).
+ * - `wire-adapter.ts`: what a format must implement (read its doc comment to write one), with the
+ *   pieces every format shares: `sse.ts` (reading and framing server-sent events), `usage.ts`
+ *   (usage summed over rounds), `memory-tool-objects.ts` (the memory tools in the format's shape,
+ *   told apart from the client's), `errors.ts` (`openAiErrorBody`, the default error body).
  * - `turn-runner.ts`: `runTurn(adapter, adapter.withMemory(request, ...), context, deps, sink)`, the tool
  *   loop (so `clientToolNames` must leave out the tool objects `withMemory` appended).
  * - `relay.ts`: verbatim pass-through (memory off or unavailable, endpoints Engram does not own).
@@ -15,6 +18,9 @@
  */
 export * from './turn.js';
 export * from './wire-adapter.js';
+export * from './sse.js';
+export * from './usage.js';
+export * from './memory-tool-objects.js';
 export * from './ports.js';
 export * from './errors.js';
 export * from './api-keys.js';
@@ -37,7 +43,6 @@ export * from './mcp/mcp-origin.js';
 export * from './openai-chat/chat-types.js';
 export * from './openai-chat/chat-adapter.js';
 export * from './openai-chat/chat-stream-rewriter.js';
-export * from './openai-chat/usage.js';
 export * from './anthropic-messages/anthropic-types.js';
 export * from './anthropic-messages/anthropic-adapter.js';
 export * from './anthropic-messages/anthropic-errors.js';

@@ -53,3 +53,10 @@ export const MEMORY_TOOLS: readonly MemoryToolDefinition[] = Object.freeze([
 
 /** What a memory call beyond the round limit gets back. */
 export const MEMORY_LIMIT_MESSAGE = 'No more memory searches this turn. Use what you have.';
+
+const NO_TOOLS: readonly MemoryToolDefinition[] = Object.freeze([]);
+
+/** The memory tools each request is offered: none when the loop may run no memory round (MEMORY_TOOL_MAX_ITERATIONS=0). */
+export function memoryToolsOffered(maxIterations: number): readonly MemoryToolDefinition[] {
+  return maxIterations > 0 ? MEMORY_TOOLS : NO_TOOLS;
+}

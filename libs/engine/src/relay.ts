@@ -1,4 +1,4 @@
-import { EngramHttpError, internalError } from './errors.js';
+import { EngramHttpError, internalError, openAiErrorBody } from './errors.js';
 import type { ClientSink, UpstreamReply } from './ports.js';
 
 /**
@@ -8,7 +8,7 @@ import type { ClientSink, UpstreamReply } from './ports.js';
  */
 export interface RelayOptions {
   readonly onError?: (kind: 'upstream' | 'client_abort' | 'internal') => void;
-  /** The format's error body (default OpenAI's `{"error":{...}}`), see WireAdapter.errorBody. */
+  /** The format's error body (`WireAdapter.errorBody`); default `openAiErrorBody`. */
   readonly errorBody?: (error: EngramHttpError) => unknown;
   /** Told about a failure that is not the upstream's (a bug), so it can be logged with its stack. */
   readonly onInternalError?: (error: unknown) => void;
@@ -37,7 +37,7 @@ export async function relay(send: () => Promise<UpstreamReply>, sink: ClientSink
     const failure = error instanceof EngramHttpError ? error : internalError();
     onError?.(error instanceof EngramHttpError ? 'upstream' : 'internal');
     options.onInternalError?.(error);
-    const body = options.errorBody ? options.errorBody(failure) : failure.body();
+    const body = (options.errorBody ?? openAiErrorBody)(failure);
     if (!sink.started) sink.respond(failure.status, { 'content-type': 'application/json' }, JSON.stringify(body));
     else sink.abort();
   }

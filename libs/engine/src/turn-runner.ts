@@ -1,4 +1,3 @@
-import { createParser } from 'eventsource-parser';
 import { ClientView } from './client-view.js';
 import { EngramHttpError, internalError, upstreamError } from './errors.js';
 import { extractionFor } from './extraction.js';
@@ -6,7 +5,8 @@ import { MEMORY_LIMIT_MESSAGE } from './memory-tools.js';
 import type { MemoryToolExecutor } from './memory-tool-executor.js';
 import type { ClientSink, ExtractionPort, UpstreamPort, UpstreamReply } from './ports.js';
 import { isMemoryToolName, type ModelTurn, type ToolCall, type ToolResult, type TurnContext } from './turn.js';
-import type { SseMessage, StreamRewriter, WireAdapter } from './wire-adapter.js';
+import { sseBatches } from './sse.js';
+import type { StreamRewriter, WireAdapter } from './wire-adapter.js';
 
 /** Hooks for metrics; every one optional. */
 export interface TurnObserver {
@@ -19,7 +19,7 @@ export interface TurnObserver {
 
 export interface TurnDeps {
   readonly upstream: UpstreamPort;
-  readonly tools: MemoryToolExecutor;
+  readonly tools: Pick<MemoryToolExecutor, 'run'>;
   readonly extraction: ExtractionPort;
   readonly maxIterations: number;
   readonly observer?: TurnObserver;
@@ -63,7 +63,7 @@ export async function runTurn<R>(adapter: WireAdapter<R>, request: R, context: T
         const body = parseUpstreamJson(text);
         bodies.push(body);
         turn = adapter.readTurn(body);
-        view.pushText(turn.text);
+        // The text reaches the view once, when renderResponse shows it; the calls are placed now.
         for (const call of turn.toolCalls) view.openCall(call.id, call.name);
       }
 
@@ -108,7 +108,7 @@ export async function runTurn<R>(adapter: WireAdapter<R>, request: R, context: T
     deps.observer?.error?.(error instanceof EngramHttpError ? 'upstream' : 'internal');
     if (!(error instanceof EngramHttpError)) deps.observer?.internalError?.(error);
     if (!sink.started) {
-      sink.respond(failure.status, JSON_HEADERS, JSON.stringify(adapter.errorBody ? adapter.errorBody(failure) : failure.body()));
+      sink.respond(failure.status, JSON_HEADERS, JSON.stringify(adapter.errorBody(failure)));
     } else {
       await sink.write(rewriter ? rewriter.fail(failure.status, failure.message) : '');
       sink.end();
@@ -133,24 +133,11 @@ async function runCalls(deps: TurnDeps, calls: readonly ToolCall[], context: Tur
 /** Feeds one round's SSE stream through the rewriter, writing as it goes, and returns the round's turn. */
 async function pumpRound(reply: UpstreamReply, rewriter: StreamRewriter, round: number, sink: ClientSink): Promise<ModelTurn> {
   rewriter.beginRound(round);
-  let out = '';
-  const parser = createParser({
-    onEvent: (message: SseMessage) => {
-      out += rewriter.push(message);
-    },
-  });
-  const decoder = new TextDecoder();
-  for await (const chunk of reply.body) {
-    parser.feed(decoder.decode(chunk, { stream: true }));
-    if (out !== '') {
-      const pending = out;
-      out = '';
-      await sink.write(pending);
-    }
+  for await (const messages of sseBatches(reply.body)) {
+    let out = '';
+    for (const message of messages) out += rewriter.push(message);
+    if (out !== '') await sink.write(out);
   }
-  parser.feed(decoder.decode());
-  parser.reset({ consume: true });
-  if (out !== '') await sink.write(out);
   return rewriter.endRound();
 }
 
@@ -168,7 +155,6 @@ async function finish<R>(
     sink.end();
     return;
   }
-  view.flushText();
   const body = adapter.renderResponse(bodies, view, finishReason);
   sink.respond(200, { ...headers, 'content-type': 'application/json' }, JSON.stringify(body));
 }

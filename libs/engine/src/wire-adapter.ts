@@ -1,12 +1,7 @@
 import type { ClientView } from './client-view.js';
 import type { EngramHttpError } from './errors.js';
+import type { SseMessage } from './sse.js';
 import type { MemoryRound, MemoryToolDefinition, ModelTurn } from './turn.js';
-
-/** One server-sent event as eventsource-parser yields it. */
-export interface SseMessage {
-  readonly event?: string | undefined;
-  readonly data: string;
-}
 
 /**
  * How one wire format plugs into the engine. Write one per format, as plain functions over
@@ -15,20 +10,25 @@ export interface SseMessage {
  *
  * Writing an adapter (see `openai-chat/` for the reference one):
  * 1. `parseRequest` validates only what the engine needs and keeps every other field as is
- *    (unknown fields pass through untouched). Throw `ClientError` (400) for bodies you cannot use.
+ *    (unknown fields pass through untouched). Throw `clientError(400, ...)` for bodies you cannot use.
  * 2. `withMemory` returns a copy of the request with the Tier 1 block appended to the system
  *    prompt (create one when the client sent none; keep the client's own text first and intact)
- *    and the memory tools appended AFTER the client's tools, in the order given. Byte-identical
- *    input must give byte-identical output (prompt caching).
+ *    and the memory tools appended AFTER the client's tools, in the order given, rendered by a
+ *    `MemoryToolObjects` (which also answers `clientToolNames`). Byte-identical input must give
+ *    byte-identical output (prompt caching).
  * 3. `withMemoryRound` appends the assistant message carrying the round's text and memory calls,
  *    then the tool results, in the format's own way (tool messages, tool_result blocks,
  *    function_call_output items).
  * 4. Non-stream: `readTurn` turns an upstream JSON body into a `ModelTurn`; `renderResponse`
- *    builds the client's body from the rounds' upstream bodies, showing `view.visibleText()` as the
- *    assistant text and only the calls for which `view.isClientCall(id)` holds, with
- *    `finishReason` as the stop reason (mapped back to the format), usage summed over rounds.
+ *    builds the client's body from the rounds' upstream bodies. It feeds the view every text of
+ *    every round in order and shows what the view gives back (`view.showText(part)` per text
+ *    block, or `pushText`/`flushText` then `view.visibleText()` for one running text): the view is
+ *    the one place markers are stripped, and what it saw is what extraction gets. It keeps only
+ *    the calls for which `view.isClientCall(id)` holds, has `finishReason` as the stop reason
+ *    (mapped back to the format) and usage summed over rounds (`sumUsage`).
  * 5. Stream: `createStreamRewriter` returns an object fed every upstream SSE message of every round.
- *    It returns the SSE text to write to the client now ('' to hold back or drop): text deltas go
+ *    It returns the SSE text to write to the client now ('' to hold back or drop; frames from
+ *    `sse.ts`): text deltas go
  *    through `view.pushText` (strips markers, split-safe), a tool call's first delta goes through
  *    `view.openCall(name)` which says whether it is hidden and its client-visible index; hidden
  *    calls' deltas are dropped, visible ones renumbered. Closing frames (finish reason, usage,
@@ -36,7 +36,7 @@ export interface SseMessage {
  *    round streams on in the same response; ids/sequence numbers stay consistent across rounds.
  * 6. Formats that must send a round back whole (thinking blocks, reasoning items) put it in
  *    `ModelTurn.raw` (from `readTurn` / `endRound`) and get it back as `MemoryRound.raw`.
- *    Formats whose errors are not OpenAI-shaped implement `errorBody`.
+ * 7. `errorBody` shapes Engram's own errors in the format; OpenAI-shaped formats use `openAiErrorBody`.
  */
 export interface WireAdapter<TRequest> {
   /** Path under the upstream base URL, e.g. '/chat/completions'. */
@@ -73,8 +73,8 @@ export interface WireAdapter<TRequest> {
    */
   passesUnchanged?(body: string): boolean;
 
-  /** The body of an error answered before anything was streamed; default: OpenAI's `{"error":{...}}`. */
-  errorBody?(error: EngramHttpError): unknown;
+  /** The body of an error answered before anything was streamed (OpenAI's formats: `openAiErrorBody`). */
+  errorBody(error: EngramHttpError): unknown;
 }
 
 /** Rewrites one client response's stream across all rounds of the loop. */

@@ -279,7 +279,7 @@ describe('runTurn with the Anthropic adapter, streaming', () => {
 
 describe('runTurn with the Anthropic adapter, not streaming', () => {
   it('answers one message without memory blocks, stop_reason mapped back, usage summed', async () => {
-    const { sink } = await run(ask('which shell?'), [
+    const { sink, jobs } = await run(ask('which shell?'), [
       { body: upstreamJson([{ type: 'tool_use', id: 'toolu_1', name: 'memory_search', input: { query: 'shell' } }], 'tool_use') },
       {
         body: upstreamJson([{ type: 'text', text: 'fish <MEMORY_SUGGEST>uses fish</MEMORY_SUGGEST>' }], 'end_turn', {
@@ -293,6 +293,7 @@ describe('runTurn with the Anthropic adapter, not streaming', () => {
     expect(body.content).toEqual([{ type: 'text', text: 'fish ' }]);
     expect(body.stop_reason).toBe('end_turn');
     expect(body.usage).toMatchObject({ input_tokens: 30, output_tokens: 8 });
+    expect(jobs).toEqual([expect.objectContaining({ suggestions: ['uses fish'], exchange: { user: 'which shell?', assistant: 'fish ' } })]);
   });
 
   it('relays an upstream error body as it is, and answers an unreachable upstream in Anthropic shape', async () => {

@@ -1,15 +1,15 @@
 import type { ClientView } from '../client-view.js';
 import { clientError, type EngramHttpError } from '../errors.js';
-import { MarkerStripper } from '../marker-stripper.js';
-import { addUsage } from '../openai-chat/usage.js';
+import { MemoryToolObjects } from '../memory-tool-objects.js';
+import { firstNonObject } from '../non-object-item.js';
 import type { MemoryRound, MemoryToolDefinition, ModelTurn } from '../turn.js';
+import { sumUsage } from '../usage.js';
 import type { StreamRewriter, WireAdapter } from '../wire-adapter.js';
 import { anthropicErrorBody } from './anthropic-errors.js';
 import { finishReasonOf, stopReasonOf } from './anthropic-stop-reason.js';
 import { AnthropicStreamRewriter } from './anthropic-stream-rewriter.js';
 import { isBlank } from './anthropic-text.js';
 import type { AnthropicBlock, AnthropicMessage, AnthropicRequest, AnthropicResponse } from './anthropic-types.js';
-import { firstNonObject } from '../non-object-item.js';
 
 /**
  * Anthropic Messages (`POST /v1/messages`, Claude Code) on the engine: Tier 1 goes into `system`
@@ -18,9 +18,7 @@ import { firstNonObject } from '../non-object-item.js';
  * `tool_result` blocks, and errors are `{"type":"error","error":{...}}`.
  */
 export class AnthropicMessagesAdapter implements WireAdapter<AnthropicRequest> {
-  private readonly toolsCache = new WeakMap<readonly MemoryToolDefinition[], readonly unknown[]>();
-  /** The tool objects `withMemory` appends: runTurn asks for client tool names after they were added. */
-  private readonly memoryTools = new WeakSet<object>();
+  private readonly memoryTools = new MemoryToolObjects((tool) => ({ name: tool.name, description: tool.description, input_schema: tool.parameters }));
 
   upstreamPath(): string {
     return '/v1/messages';
@@ -68,19 +66,13 @@ export class AnthropicMessagesAdapter implements WireAdapter<AnthropicRequest> {
   }
 
   clientToolNames(request: AnthropicRequest): ReadonlySet<string> {
-    const names = new Set<string>();
-    for (const tool of request.tools ?? []) {
-      if (typeof tool === 'object' && tool !== null && this.memoryTools.has(tool)) continue;
-      const name = (tool as { name?: unknown }).name;
-      if (typeof name === 'string') names.add(name);
-    }
-    return names;
+    return this.memoryTools.clientToolNames(request.tools, (tool) => (tool as { name?: unknown }).name);
   }
 
   withMemory(request: AnthropicRequest, memory: { readonly tier1Block: string; readonly tools: readonly MemoryToolDefinition[] }): AnthropicRequest {
     const next: AnthropicRequest = { ...request };
     if (memory.tier1Block !== '') next.system = withBlock(request.system, memory.tier1Block);
-    if (memory.tools.length > 0) next.tools = [...(request.tools ?? []), ...this.anthropicTools(memory.tools)];
+    if (memory.tools.length > 0) next.tools = [...(request.tools ?? []), ...this.memoryTools.render(memory.tools)];
     return next;
   }
 
@@ -118,20 +110,18 @@ export class AnthropicMessagesAdapter implements WireAdapter<AnthropicRequest> {
   renderResponse(bodies: readonly unknown[], view: ClientView, finishReason: string): unknown {
     const first = bodies[0] as AnthropicResponse;
     const last = bodies[bodies.length - 1] as AnthropicResponse;
-    const stripper = new MarkerStripper();
     const content: AnthropicBlock[] = [];
-    let usage: Record<string, unknown> | null = null;
     for (const body of bodies as readonly AnthropicResponse[]) {
       for (const block of body.content ?? []) {
         if (block.type === 'text') {
-          const text = stripper.push(String(block.text ?? '')) + stripper.flush();
+          const text = view.showText(String(block.text ?? ''));
           if (!isBlank(text)) content.push({ ...block, text });
         } else if (block.type !== 'tool_use' || view.isClientCall(String(block.id))) {
           content.push(block);
         }
       }
-      if (body.usage) usage = addUsage(usage, body.usage);
     }
+    const usage = sumUsage(bodies as readonly AnthropicResponse[]);
     const stopReason = stopReasonOf(finishReason);
     return {
       ...last,
@@ -149,15 +139,6 @@ export class AnthropicMessagesAdapter implements WireAdapter<AnthropicRequest> {
 
   errorBody(error: EngramHttpError): unknown {
     return anthropicErrorBody(error.status, error.message);
-  }
-
-  private anthropicTools(tools: readonly MemoryToolDefinition[]): readonly unknown[] {
-    const cached = this.toolsCache.get(tools);
-    if (cached) return cached;
-    const rendered = tools.map((tool) => ({ name: tool.name, description: tool.description, input_schema: tool.parameters }));
-    for (const tool of rendered) this.memoryTools.add(tool);
-    this.toolsCache.set(tools, rendered);
-    return rendered;
   }
 }
 

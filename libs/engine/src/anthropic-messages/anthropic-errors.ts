@@ -1,3 +1,5 @@
+import { sseEvent } from '../sse.js';
+
 /** Anthropic's error type for an HTTP status (https://docs.anthropic.com/en/api/errors). */
 export function anthropicErrorType(status: number): string {
   switch (status) {
@@ -41,5 +43,5 @@ export function anthropicErrorEvent(status: number, message: string): string {
   } catch {
     // Not JSON: a plain message.
   }
-  return `event: error\ndata: ${JSON.stringify(body)}\n\n`;
+  return sseEvent('error', body);
 }

@@ -1,7 +1,8 @@
 import type { ClientView } from '../client-view.js';
-import { addUsage } from '../openai-chat/usage.js';
+import { sseEvent, sseFrame, sseVerbatim, type SseMessage } from '../sse.js';
 import type { ModelTurn, ToolCall } from '../turn.js';
-import type { SseMessage, StreamRewriter } from '../wire-adapter.js';
+import { addUsage } from '../usage.js';
+import type { StreamRewriter } from '../wire-adapter.js';
 import { anthropicErrorEvent } from './anthropic-errors.js';
 import { finishReasonOf, stopReasonOf } from './anthropic-stop-reason.js';
 import { isBlank } from './anthropic-text.js';
@@ -20,6 +21,8 @@ interface BlockState {
   readonly raw: AnthropicBlock;
   json: string;
 }
+
+const MESSAGE_STOP = '{"type":"message_stop"}';
 
 /** Fields of a message_delta's `usage` (cumulative counts of the message). */
 const DELTA_USAGE_FIELDS = [
@@ -62,7 +65,7 @@ export class AnthropicStreamRewriter implements StreamRewriter {
     try {
       data = JSON.parse(message.data) as Record<string, unknown>;
     } catch {
-      return verbatim(message);
+      return sseVerbatim(message);
     }
     switch (data['type']) {
       case 'message_start': {
@@ -70,7 +73,7 @@ export class AnthropicStreamRewriter implements StreamRewriter {
         this.roundUsage = start?.usage ? { ...start.usage } : {};
         if (this.startSent) return '';
         this.startSent = true;
-        return verbatim(message);
+        return sseVerbatim(message);
       }
       case 'content_block_start':
         return this.startBlock(data);
@@ -94,9 +97,9 @@ export class AnthropicStreamRewriter implements StreamRewriter {
         return '';
       case 'error':
         this.failed = true;
-        return verbatim(message);
+        return sseVerbatim(message);
       default:
-        return verbatim(message);
+        return sseVerbatim(message);
     }
   }
 
@@ -139,7 +142,7 @@ export class AnthropicStreamRewriter implements StreamRewriter {
         usage,
       });
     }
-    return `event: message_delta\ndata: ${delta}\n\nevent: message_stop\ndata: {"type":"message_stop"}\n\n`;
+    return sseFrame(delta, 'message_delta') + sseFrame(MESSAGE_STOP, 'message_stop');
   }
 
   fail(status: number, message: string): string {
@@ -160,12 +163,12 @@ export class AnthropicStreamRewriter implements StreamRewriter {
     const state = this.track(index, hidden ? 'hidden' : 'other', data, block);
     if (hidden) return '';
     state.clientIndex = this.nextIndex++;
-    return event('content_block_start', { ...data, index: state.clientIndex });
+    return sseEvent('content_block_start', { ...data, index: state.clientIndex });
   }
 
   private delta(message: SseMessage, data: Record<string, unknown>): string {
     const state = this.blocks.get(Number(data['index']));
-    if (!state) return verbatim(message);
+    if (!state) return sseVerbatim(message);
     const delta = (data['delta'] ?? {}) as Record<string, unknown>;
     const raw = state.raw;
     switch (delta['type']) {
@@ -175,7 +178,7 @@ export class AnthropicStreamRewriter implements StreamRewriter {
         if (state.kind !== 'text') return this.renumbered(message, data, state);
         const shown = this.view.pushText(text);
         // Untouched text in an open block at its own index keeps the upstream's exact bytes.
-        if (shown === text && state.clientIndex === Number(data['index'])) return verbatim(message);
+        if (shown === text && state.clientIndex === Number(data['index'])) return sseVerbatim(message);
         return this.reveal(state, shown);
       }
       case 'input_json_delta':
@@ -196,7 +199,7 @@ export class AnthropicStreamRewriter implements StreamRewriter {
 
   private stopBlock(message: SseMessage, data: Record<string, unknown>): string {
     const state = this.blocks.get(Number(data['index']));
-    if (!state) return verbatim(message);
+    if (!state) return sseVerbatim(message);
     if (state.json !== '') {
       try {
         state.raw['input'] = JSON.parse(state.json);
@@ -207,7 +210,7 @@ export class AnthropicStreamRewriter implements StreamRewriter {
     if (state.kind === 'hidden') return '';
     if (state.kind === 'text') {
       const out = this.reveal(state, this.view.flushText());
-      return state.clientIndex < 0 ? out : out + event('content_block_stop', { ...data, index: state.clientIndex });
+      return state.clientIndex < 0 ? out : out + sseEvent('content_block_stop', { ...data, index: state.clientIndex });
     }
     return this.renumbered(message, data, state);
   }
@@ -226,17 +229,17 @@ export class AnthropicStreamRewriter implements StreamRewriter {
       state.heldText += shown;
       if (isBlank(state.heldText)) return '';
       state.clientIndex = this.nextIndex++;
-      out += event('content_block_start', { ...state.start, index: state.clientIndex });
+      out += sseEvent('content_block_start', { ...state.start, index: state.clientIndex });
       visible = state.heldText;
       state.heldText = '';
     }
     return (
-      out + event('content_block_delta', { type: 'content_block_delta', index: state.clientIndex, delta: { type: 'text_delta', text: visible } })
+      out + sseEvent('content_block_delta', { type: 'content_block_delta', index: state.clientIndex, delta: { type: 'text_delta', text: visible } })
     );
   }
 
   private renumbered(message: SseMessage, data: Record<string, unknown>, state: BlockState): string {
-    return Number(data['index']) === state.clientIndex ? verbatim(message) : event(String(data['type']), { ...data, index: state.clientIndex });
+    return Number(data['index']) === state.clientIndex ? sseVerbatim(message) : sseEvent(String(data['type']), { ...data, index: state.clientIndex });
   }
 
   private track(index: number, kind: BlockState['kind'], start: Record<string, unknown>, raw: AnthropicBlock): BlockState {
@@ -244,12 +247,4 @@ export class AnthropicStreamRewriter implements StreamRewriter {
     this.blocks.set(index, state);
     return state;
   }
-}
-
-function verbatim(message: SseMessage): string {
-  return message.event ? `event: ${message.event}\ndata: ${message.data}\n\n` : `data: ${message.data}\n\n`;
-}
-
-function event(type: string, data: unknown): string {
-  return `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
 }

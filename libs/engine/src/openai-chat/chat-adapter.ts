@@ -1,23 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import type { ClientView } from '../client-view.js';
-import { clientError } from '../errors.js';
-import { MEMORY_TOOL_NAMES, type MemoryRound, type MemoryToolDefinition, type ModelTurn, type ToolCall } from '../turn.js';
+import { clientError, openAiErrorBody } from '../errors.js';
+import { MemoryToolObjects } from '../memory-tool-objects.js';
+import { firstNonObject } from '../non-object-item.js';
+import type { MemoryRound, MemoryToolDefinition, ModelTurn, ToolCall } from '../turn.js';
+import { sumUsage } from '../usage.js';
 import type { StreamRewriter, WireAdapter } from '../wire-adapter.js';
 import type { ChatCompletion, ChatMessage, ChatRequest, ChatToolCall } from './chat-types.js';
 import { ChatStreamRewriter } from './chat-stream-rewriter.js';
-import { addUsage } from './usage.js';
-import { firstNonObject } from '../non-object-item.js';
-
-const MEMORY_TOOL_COUNT = MEMORY_TOOL_NAMES.length;
 
 /** OpenAI Chat Completions (`POST /v1/chat/completions`) on the engine. */
 export class OpenAiChatAdapter implements WireAdapter<ChatRequest> {
-  private readonly toolsCache = new WeakMap<readonly MemoryToolDefinition[], readonly unknown[]>();
-  /** The tool objects `withMemory` appends: runTurn asks for the client's tool names after they were added. */
-  private readonly memoryToolObjects = new WeakSet<object>();
-  /** The appended memory tools as JSON, serialised once and spliced into every request body. */
-  private readonly memoryToolsJson = new WeakMap<object, string>();
+  private readonly memoryTools = new MemoryToolObjects((tool) => ({
+    type: 'function',
+    function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+  }));
   private readonly sentinel = `\u0000engram-tools-${randomUUID()}`;
+
+  readonly errorBody = openAiErrorBody;
 
   upstreamPath(): string {
     return '/chat/completions';
@@ -58,13 +58,7 @@ export class OpenAiChatAdapter implements WireAdapter<ChatRequest> {
   }
 
   clientToolNames(request: ChatRequest): ReadonlySet<string> {
-    const names = new Set<string>();
-    for (const tool of request.tools ?? []) {
-      if (typeof tool === 'object' && tool !== null && this.memoryToolObjects.has(tool)) continue;
-      const name = (tool as { function?: { name?: unknown } }).function?.name;
-      if (typeof name === 'string') names.add(name);
-    }
-    return names;
+    return this.memoryTools.clientToolNames(request.tools, (tool) => (tool as { function?: { name?: unknown } }).function?.name);
   }
 
   withMemory(request: ChatRequest, memory: { readonly tier1Block: string; readonly tools: readonly MemoryToolDefinition[] }): ChatRequest {
@@ -79,7 +73,7 @@ export class OpenAiChatAdapter implements WireAdapter<ChatRequest> {
       }
     }
     if (memory.tools.length === 0) return { ...request, messages };
-    return { ...request, messages, tools: [...(request.tools ?? []), ...this.chatTools(memory.tools)] };
+    return { ...request, messages, tools: [...(request.tools ?? []), ...this.memoryTools.render(memory.tools)] };
   }
 
   withMemoryRound(request: ChatRequest, round: MemoryRound): ChatRequest {
@@ -94,12 +88,11 @@ export class OpenAiChatAdapter implements WireAdapter<ChatRequest> {
 
   serializeRequest(request: ChatRequest): string {
     const tools = request.tools;
-    const lastTool = tools?.[tools.length - 1];
-    const memoryJson = typeof lastTool === 'object' && lastTool !== null ? this.memoryToolsJson.get(lastTool) : undefined;
-    if (!tools || memoryJson === undefined) return JSON.stringify(request);
+    const memory = this.memoryTools.renderedTail(tools);
+    if (!tools || memory === null) return JSON.stringify(request);
     // The memory tools' JSON never changes: splice the cached text in instead of serialising it again.
-    const clientTools = tools.slice(0, tools.length - MEMORY_TOOL_COUNT);
-    const toolsJson = clientTools.length === 0 ? `[${memoryJson}]` : `${JSON.stringify(clientTools).slice(0, -1)},${memoryJson}]`;
+    const clientTools = tools.slice(0, tools.length - memory.count);
+    const toolsJson = clientTools.length === 0 ? `[${memory.json}]` : `${JSON.stringify(clientTools).slice(0, -1)},${memory.json}]`;
     const json = JSON.stringify({ ...request, tools: this.sentinel });
     const marker = JSON.stringify(this.sentinel);
     const at = json.lastIndexOf(marker);
@@ -125,8 +118,12 @@ export class OpenAiChatAdapter implements WireAdapter<ChatRequest> {
   }
 
   renderResponse(bodies: readonly unknown[], view: ClientView, finishReason: string): unknown {
-    const last = bodies[bodies.length - 1] as ChatCompletion;
-    const first = bodies[0] as ChatCompletion;
+    const completions = bodies as readonly ChatCompletion[];
+    // One running text across rounds, as the stream shows it.
+    for (const body of completions) view.pushText(textOf(body.choices?.[0]?.message?.content));
+    view.flushText();
+    const last = completions[completions.length - 1] as ChatCompletion;
+    const first = completions[0] as ChatCompletion;
     const [choice, ...otherChoices] = last.choices ?? [];
     if (!choice) return last;
     const message: ChatMessage = { ...(choice.message ?? { role: 'assistant' }) };
@@ -137,33 +134,12 @@ export class OpenAiChatAdapter implements WireAdapter<ChatRequest> {
     else delete message.tool_calls;
     const rendered: ChatCompletion = { ...last, choices: [{ ...choice, message, finish_reason: finishReason }, ...otherChoices] };
     if (first.id !== undefined) rendered.id = first.id;
-    if (bodies.length > 1 && last.usage) {
-      let usage: Record<string, unknown> | null = null;
-      for (const body of bodies) {
-        const roundUsage = (body as ChatCompletion).usage;
-        if (roundUsage) usage = addUsage(usage, roundUsage);
-      }
-      rendered.usage = usage;
-    }
+    if (bodies.length > 1 && last.usage) rendered.usage = sumUsage(completions);
     return rendered;
   }
 
   createStreamRewriter(view: ClientView): StreamRewriter {
     return new ChatStreamRewriter(view);
-  }
-
-  private chatTools(tools: readonly MemoryToolDefinition[]): readonly unknown[] {
-    const cached = this.toolsCache.get(tools);
-    if (cached) return cached;
-    const rendered = tools.map((tool): object => ({
-      type: 'function',
-      function: { name: tool.name, description: tool.description, parameters: tool.parameters },
-    }));
-    for (const tool of rendered) this.memoryToolObjects.add(tool);
-    const last = rendered[rendered.length - 1];
-    if (last && rendered.length === MEMORY_TOOL_COUNT) this.memoryToolsJson.set(last, JSON.stringify(rendered).slice(1, -1));
-    this.toolsCache.set(tools, rendered);
-    return rendered;
   }
 }
 

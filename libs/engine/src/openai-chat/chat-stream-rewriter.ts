@@ -1,8 +1,9 @@
 import type { CallPlacement, ClientView } from '../client-view.js';
 import type { ModelTurn, ToolCall } from '../turn.js';
-import type { SseMessage, StreamRewriter } from '../wire-adapter.js';
+import { SSE_DONE, sseFrame, type SseMessage } from '../sse.js';
+import { addUsage } from '../usage.js';
+import type { StreamRewriter } from '../wire-adapter.js';
 import type { ChatChoice, ChatCompletion, ChatToolCallDelta } from './chat-types.js';
-import { addUsage } from './usage.js';
 
 interface OpenCall {
   id: string;
@@ -42,9 +43,9 @@ export class ChatStreamRewriter implements StreamRewriter {
     try {
       chunk = JSON.parse(data) as ChatCompletion;
     } catch {
-      return frame(data);
+      return sseFrame(data);
     }
-    if (typeof chunk !== 'object' || chunk === null || 'error' in chunk) return frame(data);
+    if (typeof chunk !== 'object' || chunk === null || 'error' in chunk) return sseFrame(data);
     this.last = chunk;
     let changed = false;
     if (this.id === undefined) this.id = chunk.id;
@@ -61,7 +62,7 @@ export class ChatStreamRewriter implements StreamRewriter {
       }
     }
     const choice = choices[0];
-    if (!choice) return changed ? frame(JSON.stringify(chunk)) : frame(data);
+    if (!choice) return changed ? sseFrame(JSON.stringify(chunk)) : sseFrame(data);
     const delta = choice.delta ?? {};
 
     if (delta.role !== undefined) {
@@ -97,9 +98,9 @@ export class ChatStreamRewriter implements StreamRewriter {
       delete chunk.usage;
       changed = true;
     }
-    if (!changed) return frame(data);
+    if (!changed) return sseFrame(data);
     if (isEmptyDelta(delta) && choices.length === 1 && !this.isFirstFrame(delta)) return '';
-    return frame(JSON.stringify(chunk));
+    return sseFrame(JSON.stringify(chunk));
   }
 
   endRound(): ModelTurn {
@@ -117,17 +118,17 @@ export class ChatStreamRewriter implements StreamRewriter {
     let out = '';
     const template = this.heldFinish ?? this.last ?? { id: this.id, object: 'chat.completion.chunk', choices: [] };
     const rest = this.view.flushText();
-    if (rest !== '') out += frame(JSON.stringify(withChoice(template, this.id, { index: 0, delta: { content: rest }, finish_reason: null })));
+    if (rest !== '') out += sseFrame(JSON.stringify(withChoice(template, this.id, { index: 0, delta: { content: rest }, finish_reason: null })));
     const closing = withChoice(template, this.id, { ...(template.choices[0] ?? { index: 0 }), delta: {}, finish_reason: finishReason });
     if (this.usage && !this.heldUsage) closing.usage = this.usage;
-    out += frame(JSON.stringify(closing));
-    if (this.heldUsage) out += frame(JSON.stringify({ ...this.heldUsage, id: this.id ?? this.heldUsage.id, usage: this.usage }));
-    return `${out}data: [DONE]\n\n`;
+    out += sseFrame(JSON.stringify(closing));
+    if (this.heldUsage) out += sseFrame(JSON.stringify({ ...this.heldUsage, id: this.id ?? this.heldUsage.id, usage: this.usage }));
+    return out + SSE_DONE;
   }
 
   fail(status: number, message: string): string {
     const error = { message, type: 'upstream_error', code: status === 504 ? 'upstream_timeout' : 'upstream_unavailable' };
-    return `${frame(JSON.stringify({ error }))}data: [DONE]\n\n`;
+    return sseFrame(JSON.stringify({ error })) + SSE_DONE;
   }
 
   private routeToolCalls(deltas: ChatToolCallDelta[]): ChatToolCallDelta[] {
@@ -150,10 +151,6 @@ export class ChatStreamRewriter implements StreamRewriter {
   private isFirstFrame(delta: ChatChoice['delta']): boolean {
     return delta?.role !== undefined;
   }
-}
-
-function frame(data: string): string {
-  return `data: ${data}\n\n`;
 }
 
 function isEmptyDelta(delta: NonNullable<ChatChoice['delta']>): boolean {

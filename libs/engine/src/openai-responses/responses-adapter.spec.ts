@@ -264,6 +264,19 @@ describe('runTurn with the Responses adapter, not streaming', () => {
     expect(sent[1]?.previous_response_id).toBe('resp_0');
   });
 
+  it('shows each message text with its markers stripped, and hands them to extraction', async () => {
+    const answer = response('resp_1', [
+      { type: 'text', text: 'Tabs <MEMORY_SUGGEST>likes tabs</MEMORY_SUGGEST>it is.' },
+      { type: 'text', text: '<MEMORY_SUGGEST>uses zsh</MEMORY_SUGGEST>' },
+    ]);
+    const { sink, jobs } = await run({ model: 'gpt-5', input: 'tabs or spaces?' }, [{ body: JSON.stringify(answer) }]);
+    const body = JSON.parse(sink.body) as { output: { content: { text: string }[] }[] };
+    expect(body.output.map((item) => item.content.map((part) => part.text).join(''))).toEqual(['Tabs it is.']);
+    expect(jobs).toEqual([
+      expect.objectContaining({ suggestions: ['likes tabs', 'uses zsh'], exchange: { user: 'tabs or spaces?', assistant: 'Tabs it is.' } }),
+    ]);
+  });
+
   it('answers an unreachable upstream with a 502 in OpenAI shape', async () => {
     const { sink } = await run({ model: 'gpt-5', input: 'hi' }, []);
     expect(sink.status).toBe(502);

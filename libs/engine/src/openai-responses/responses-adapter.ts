@@ -1,14 +1,14 @@
 import type { ClientView } from '../client-view.js';
-import { clientError } from '../errors.js';
-import { MarkerStripper } from '../marker-stripper.js';
-import { addUsage } from '../openai-chat/usage.js';
+import { clientError, openAiErrorBody } from '../errors.js';
+import { MemoryToolObjects } from '../memory-tool-objects.js';
+import { firstNonObject } from '../non-object-item.js';
 import type { MemoryRound, MemoryToolDefinition, ModelTurn, ToolCall } from '../turn.js';
+import { sumUsage } from '../usage.js';
 import type { StreamRewriter, WireAdapter } from '../wire-adapter.js';
 import { asInputItems, messageText, toolCallOf, withoutMemoryTools } from './responses-items.js';
 import { ResponsesStreamRewriter } from './responses-stream-rewriter.js';
 import { PendingMemoryOutputs } from './responses-pending-outputs.js';
 import type { ResponsesItem, ResponsesRequest, ResponsesResponse, ResponsesRound } from './responses-types.js';
-import { firstNonObject } from '../non-object-item.js';
 
 /**
  * The OpenAI Responses API (`POST /v1/responses`, Codex CLI) on the engine: Tier 1 goes into
@@ -17,9 +17,17 @@ import { firstNonObject } from '../non-object-item.js';
  * the client's `previous_response_id` kept as it is, so it works with `store` on or off.
  */
 export class OpenAiResponsesAdapter implements WireAdapter<ResponsesRequest> {
-  private readonly toolsCache = new WeakMap<readonly MemoryToolDefinition[], readonly unknown[]>();
-  /** The tool objects `withMemory` appends: runTurn asks for client tool names after they were added. */
-  private readonly memoryTools = new WeakSet<object>();
+  // strict: false, because the Responses API makes function tools strict by default and strict
+  // schemas may not have optional properties.
+  private readonly memoryTools = new MemoryToolObjects((tool) => ({
+    type: 'function',
+    name: tool.name,
+    description: tool.description,
+    parameters: tool.parameters,
+    strict: false,
+  }));
+
+  readonly errorBody = openAiErrorBody;
 
   constructor(private readonly pending = new PendingMemoryOutputs()) {}
 
@@ -80,13 +88,7 @@ export class OpenAiResponsesAdapter implements WireAdapter<ResponsesRequest> {
   }
 
   clientToolNames(request: ResponsesRequest): ReadonlySet<string> {
-    const names = new Set<string>();
-    for (const tool of request.tools ?? []) {
-      if (typeof tool !== 'object' || tool === null || this.memoryTools.has(tool)) continue;
-      const name = (tool as { name?: unknown }).name;
-      if (typeof name === 'string') names.add(name);
-    }
-    return names;
+    return this.memoryTools.clientToolNames(request.tools, (tool) => (tool as { name?: unknown }).name);
   }
 
   withMemory(request: ResponsesRequest, memory: { readonly tier1Block: string; readonly tools: readonly MemoryToolDefinition[] }): ResponsesRequest {
@@ -97,7 +99,7 @@ export class OpenAiResponsesAdapter implements WireAdapter<ResponsesRequest> {
       const instructions = request.instructions;
       next.instructions = typeof instructions === 'string' && instructions !== '' ? `${instructions}\n\n${memory.tier1Block}` : memory.tier1Block;
     }
-    if (memory.tools.length > 0) next.tools = [...(request.tools ?? []), ...this.functionTools(memory.tools)];
+    if (memory.tools.length > 0) next.tools = [...(request.tools ?? []), ...this.memoryTools.render(memory.tools)];
     return next;
   }
 
@@ -134,47 +136,28 @@ export class OpenAiResponsesAdapter implements WireAdapter<ResponsesRequest> {
 
   renderResponse(bodies: readonly unknown[], view: ClientView): unknown {
     const last = bodies[bodies.length - 1] as ResponsesResponse;
-    const stripper = new MarkerStripper();
     const output: ResponsesItem[] = [];
-    let usage: Record<string, unknown> | null = null;
     for (const body of bodies as readonly ResponsesResponse[]) {
       for (const item of body.output ?? []) {
         if (item.type === 'function_call') {
           if (view.isClientCall(String(item['call_id']))) output.push(item);
         } else if (item.type === 'message' && Array.isArray(item['content'])) {
           const content = (item['content'] as ResponsesItem[]).map((part) =>
-            part.type === 'output_text' ? { ...part, text: stripper.push(String(part['text'] ?? '')) + stripper.flush() } : part,
+            part.type === 'output_text' ? { ...part, text: view.showText(String(part['text'] ?? '')) } : part,
           );
           if (content.some((part) => part.type !== 'output_text' || part['text'] !== '')) output.push({ ...item, content });
         } else {
           output.push(item);
         }
       }
-      if (body.usage) usage = addUsage(usage, body.usage);
     }
+    const usage = sumUsage(bodies as readonly ResponsesResponse[]);
     // The last round's id: it is the one a later `previous_response_id` must name.
     return { ...withoutMemoryTools(last, (name) => view.isHidden(name)), output, ...(usage ? { usage } : {}) };
   }
 
   createStreamRewriter(view: ClientView): StreamRewriter {
     return new ResponsesStreamRewriter(view);
-  }
-
-  private functionTools(tools: readonly MemoryToolDefinition[]): readonly unknown[] {
-    const cached = this.toolsCache.get(tools);
-    if (cached) return cached;
-    // strict: false, because the Responses API makes function tools strict by default and strict
-    // schemas may not have optional properties.
-    const rendered = tools.map((tool) => ({
-      type: 'function',
-      name: tool.name,
-      description: tool.description,
-      parameters: tool.parameters,
-      strict: false,
-    }));
-    for (const tool of rendered) this.memoryTools.add(tool);
-    this.toolsCache.set(tools, rendered);
-    return rendered;
   }
 }
 

@@ -1,7 +1,8 @@
 import type { ClientView } from '../client-view.js';
-import { addUsage } from '../openai-chat/usage.js';
+import { sseEvent, sseFrame, type SseMessage } from '../sse.js';
 import type { ModelTurn, ToolCall } from '../turn.js';
-import type { SseMessage, StreamRewriter } from '../wire-adapter.js';
+import { addUsage } from '../usage.js';
+import type { StreamRewriter } from '../wire-adapter.js';
 import { toolCallOf, withoutMemoryTools } from './responses-items.js';
 import type { ResponsesItem, ResponsesResponse, ResponsesRound } from './responses-types.js';
 
@@ -49,7 +50,7 @@ export class ResponsesStreamRewriter implements StreamRewriter {
     try {
       data = JSON.parse(message.data) as Event;
     } catch {
-      return message.data === '[DONE]' ? '' : `data: ${message.data}\n\n`;
+      return message.data === '[DONE]' ? '' : sseFrame(message.data);
     }
     const type = String(data.type ?? message.event ?? '');
     switch (type) {
@@ -215,7 +216,7 @@ export class ResponsesStreamRewriter implements StreamRewriter {
   }
 
   private emit(type: string, data: Event): string {
-    return `event: ${type}\ndata: ${JSON.stringify({ ...data, type, sequence_number: this.sequence++ })}\n\n`;
+    return sseEvent(type, { ...data, type, sequence_number: this.sequence++ });
   }
 }
 
