@@ -1,6 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { AnthropicMessagesController } from './controllers/anthropic-messages.controller.js';
-import { ChatCompletionsController, type Surfaces } from './controllers/chat-completions.controller.js';
+import { ChatCompletionsController } from './controllers/chat-completions.controller.js';
 import { HealthController } from './controllers/health.controller.js';
 import { McpController } from './controllers/mcp.controller.js';
 import { MemoriesController } from './controllers/memories.controller.js';
@@ -22,6 +22,7 @@ import type { AccessService } from './services/access.service.js';
 import type { HealthService } from './services/health.service.js';
 import type { McpService } from './services/mcp.service.js';
 import type { MemoryRestService } from './services/memory-rest.service.js';
+import type { Surfaces } from './services/surface-request.js';
 import type { TokenCountService } from './services/token-count.service.js';
 import type { TurnService } from './services/turn.service.js';
 

@@ -9,8 +9,8 @@ import {
   AnthropicMessagesAdapter,
   ApiKeys,
   authMode,
-  MEMORY_TOOLS,
   MemoryToolExecutor,
+  memoryToolsOffered,
   OpenAiChatAdapter,
   OpenAiResponsesAdapter,
   openNetworkWarning,
@@ -29,6 +29,7 @@ import { AccessService } from './services/access.service.js';
 import { HealthService } from './services/health.service.js';
 import { McpService } from './services/mcp.service.js';
 import { MemoryGate } from './services/memory-gate.service.js';
+import { MemoryInjection } from './services/memory-injection.js';
 import { MemoryRestService } from './services/memory-rest.service.js';
 import { TokenCountService } from './services/token-count.service.js';
 import { TurnService } from './services/turn.service.js';
@@ -84,9 +85,11 @@ async function bootstrap(): Promise<void> {
     timeoutMs: config.upstream.timeoutMs,
   });
   const tools = new MemoryToolExecutor(memoryClient, (pool) => cache.evict(pool));
+  const offeredTools = memoryToolsOffered(config.memoryToolMaxIterations);
+  const memory = new MemoryInjection(gate, offeredTools);
   const turns = new TurnService({
     access,
-    gate,
+    memory,
     tools,
     extraction,
     metrics,
@@ -104,7 +107,7 @@ async function bootstrap(): Promise<void> {
     AppModule.register({
       turns,
       access,
-      memories: new MemoryRestService(memoryClient, cache, config.memoryToolMaxIterations > 0 ? MEMORY_TOOLS : []),
+      memories: new MemoryRestService(memoryClient, cache, offeredTools),
       health: new HealthService(memoryClient, redis, Math.min(config.memory.rpcTimeoutMs, 1_000), authMode(keys)),
       metrics,
       surfaces: {
@@ -112,7 +115,7 @@ async function bootstrap(): Promise<void> {
         messages: { route: 'messages', adapter: new AnthropicMessagesAdapter(), upstream: anthropicUpstream },
         responses: { route: 'responses', adapter: new OpenAiResponsesAdapter(), upstream: chatUpstream },
       },
-      tokenCounts: new TokenCountService({ access, gate, maxIterations: config.memoryToolMaxIterations, logger }),
+      tokenCounts: new TokenCountService({ access, memory, logger }),
       mcp: new McpService({ access, memory: memoryClient, tools, metrics, logger }),
     }),
     adapter,

@@ -1,14 +1,9 @@
 import { Controller, Inject, Param, Post, Req, Res } from '@nestjs/common';
-import type { AnthropicRequest, ChatRequest, ResponsesRequest } from '@engram/engine';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { SURFACES, TURN_SERVICE } from '../gateway.tokens.js';
-import type { Surface, TurnService } from '../services/turn.service.js';
-
-export interface Surfaces {
-  readonly chat: Surface<ChatRequest>;
-  readonly messages: Surface<AnthropicRequest>;
-  readonly responses: Surface<ResponsesRequest>;
-}
+import { takeOver } from '../http/client-call.js';
+import type { Surfaces } from '../services/surface-request.js';
+import type { TurnService } from '../services/turn.service.js';
 
 /** OpenAI Chat Completions, at the root or under a pool prefix. */
 @Controller()
@@ -20,11 +15,11 @@ export class ChatCompletionsController {
 
   @Post('v1/chat/completions')
   create(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    return this.turns.handle(this.surfaces.chat, request, reply, undefined);
+    return this.turns.handle(this.surfaces.chat, takeOver(request, reply), undefined);
   }
 
   @Post('pools/:pool/v1/chat/completions')
   createInPool(@Param('pool') pool: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    return this.turns.handle(this.surfaces.chat, request, reply, pool);
+    return this.turns.handle(this.surfaces.chat, takeOver(request, reply), pool);
   }
 }

@@ -1,10 +1,10 @@
 import { All, Controller, Inject, Param, Req, Res } from '@nestjs/common';
 import { EngramHttpError, passthroughPath, relay } from '@engram/engine';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { HttpSink } from '../http/http-sink.js';
 import { ACCESS_SERVICE, SURFACES } from '../gateway.tokens.js';
+import { takeOver } from '../http/client-call.js';
 import type { AccessService } from '../services/access.service.js';
-import type { Surfaces } from './chat-completions.controller.js';
+import { SurfaceRequest, type Surfaces } from '../services/surface-request.js';
 
 /**
  * Every `/v1/...` endpoint Engram does not own (models, embeddings, files, batches, stored
@@ -30,28 +30,23 @@ export class PassthroughController {
     return this.relay(request, reply, pool);
   }
 
-  private async relay(request: FastifyRequest, reply: FastifyReply, pool: string | undefined): Promise<void> {
-    void reply.hijack();
-    const sink = new HttpSink(reply.raw, request.id);
-    const anthropic = request.headers['anthropic-version'] !== undefined;
-    const surface = anthropic ? this.surfaces.messages : this.surfaces.chat;
-    const errorBody = (error: EngramHttpError): unknown => surface.adapter.errorBody?.(error) ?? error.body();
-    const refuse = (error: EngramHttpError): void =>
-      sink.respond(error.status, { 'content-type': 'application/json' }, JSON.stringify(errorBody(error)));
-    const access = this.access.resolve(request.headers, pool);
-    if (access.error) return refuse(access.error);
+  private async relay(fastifyRequest: FastifyRequest, reply: FastifyReply, pool: string | undefined): Promise<void> {
+    const call = takeOver(fastifyRequest, reply);
+    const anthropic = call.headers['anthropic-version'] !== undefined;
+    const request = new SurfaceRequest(anthropic ? this.surfaces.messages : this.surfaces.chat, call);
+    if (request.pool(this.access, pool) === null) return;
     let clientPath: string;
     try {
       // The server's upstream key goes with it: the path may never leave /v1/ on the upstream.
-      clientPath = passthroughPath(request.url, pool);
+      clientPath = passthroughPath(call.url, pool);
     } catch (error) {
-      if (error instanceof EngramHttpError) return refuse(error);
+      if (error instanceof EngramHttpError) return request.refuse(error);
       throw error;
     }
     // OpenAI's base URL ends in /v1 (UPSTREAM_BASE_URL), Anthropic's does not.
     const upstreamPath = anthropic ? clientPath : clientPath.slice('/v1'.length);
-    const body = Buffer.isBuffer(request.body) && request.body.length > 0 ? request.body : null;
-    const upstream = surface.upstream.forClient(request.headers, request.id);
-    await relay(() => upstream.forward(request.method, upstreamPath, body, sink.signal), sink, { errorBody });
+    const body = call.body.length > 0 ? call.body : null;
+    const upstream = request.upstream();
+    await relay(() => upstream.forward(call.method, upstreamPath, body, call.sink.signal), call.sink, { errorBody: request.errorBody });
   }
 }

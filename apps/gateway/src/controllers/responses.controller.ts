@@ -1,8 +1,9 @@
 import { Controller, Inject, Param, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { takeOver } from '../http/client-call.js';
 import { SURFACES, TURN_SERVICE } from '../gateway.tokens.js';
 import type { TurnService } from '../services/turn.service.js';
-import type { Surfaces } from './chat-completions.controller.js';
+import type { Surfaces } from '../services/surface-request.js';
 
 /** OpenAI Responses for Codex CLI (`wire_api = "responses"`), at the root or under a pool prefix. */
 @Controller()
@@ -14,11 +15,11 @@ export class ResponsesController {
 
   @Post('v1/responses')
   create(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    return this.turns.handle(this.surfaces.responses, request, reply, undefined);
+    return this.turns.handle(this.surfaces.responses, takeOver(request, reply), undefined);
   }
 
   @Post('pools/:pool/v1/responses')
   createInPool(@Param('pool') pool: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    return this.turns.handle(this.surfaces.responses, request, reply, pool);
+    return this.turns.handle(this.surfaces.responses, takeOver(request, reply), pool);
   }
 }

@@ -1,0 +1,28 @@
+import type { Tier1Response } from '@engram/contracts';
+import type { MemoryToolDefinition, WireAdapter } from '@engram/engine';
+import type { MemoryGate } from './memory-gate.service.js';
+
+/** A request with the pool's memory in it, and the Tier 1 it carries. */
+export interface WithMemory<R> {
+  readonly request: R;
+  readonly tier1: Tier1Response;
+}
+
+/**
+ * What memory adds to a model request, the same for a turn and for a token count: the pool's
+ * Tier 1 block in the system prompt and the memory tools offered (none when the loop may run no
+ * memory round), through the surface's adapter.
+ */
+export class MemoryInjection {
+  constructor(
+    private readonly gate: Pick<MemoryGate, 'tier1'>,
+    private readonly tools: readonly MemoryToolDefinition[],
+  ) {}
+
+  /** The request with memory added; null when memory is unavailable, so the request goes out without it (fail open). */
+  async add<R>(adapter: WireAdapter<R>, request: R, pool: string, requestId: string): Promise<WithMemory<R> | null> {
+    const tier1 = await this.gate.tier1(pool, requestId);
+    if (tier1 === null) return null;
+    return { request: adapter.withMemory(request, { tier1Block: tier1.block, tools: this.tools }), tier1 };
+  }
+}
