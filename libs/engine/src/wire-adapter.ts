@@ -28,9 +28,9 @@ import type { MemoryRound, MemoryToolDefinition, ModelTurn } from './turn.js';
  *    (mapped back to the format) and usage summed over rounds (`sumUsage`).
  * 5. Stream: `createStreamRewriter` returns an object fed every upstream SSE message of every round.
  *    It returns the SSE text to write to the client now ('' to hold back or drop; frames from
- *    `sse.ts`): text deltas go
- *    through `view.pushText` (strips markers, split-safe), a tool call's first delta goes through
- *    `view.openCall(name)` which says whether it is hidden and its client-visible index; hidden
+ *    `sse.ts`): text deltas go through `view.pushText` (strips markers, split-safe), a tool call's
+ *    first delta goes through `view.openCall(id, name)`, which says whether it is hidden and its
+ *    client-visible index; hidden
  *    calls' deltas are dropped, visible ones renumbered. Closing frames (finish reason, usage,
  *    [DONE] / message_stop / response.completed) are held until `finish`, so a continuation
  *    round streams on in the same response; ids/sequence numbers stay consistent across rounds.
