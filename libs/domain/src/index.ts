@@ -9,3 +9,4 @@ export * from './tier1.js';
 export * from './confidence-history.js';
 export * from './same-fact.js';
 export * from './redaction.js';
+export * from './decide/index.js';

@@ -25,18 +25,28 @@ import {
 } from '@engram/contracts';
 import {
   DAY_MS,
-  EVENT_SCHEMA_VERSION,
+  WriteRejection,
   buildTier1,
   changesOf,
+  decideArchive,
+  decideCategorize,
+  decideConfirm,
+  decideConsolidate,
+  decideDelete,
+  decidePurge,
+  decideRecordReferences,
+  decideRefresh,
+  decideRestore,
+  decideStore,
+  decideUpdate,
   planTier1,
   effectiveConfidence,
-  type Actor,
-  type EventDataByType,
-  type EventType,
+  type EntryChanges,
   type MemoryEntry,
   type MemoryEvent,
   type NewEvent,
   type Tier1Reason,
+  type WriteContext,
 } from '@engram/domain';
 import type { DataDirLock } from './data-dir-lock.js';
 import type { EventIndex } from './event-index.js';
@@ -115,12 +125,6 @@ export interface MemoryServiceDeps {
   readonly vectors?: VectorService;
 }
 
-interface WriteContext {
-  readonly pool: string;
-  readonly actor: Actor;
-  readonly causationId: string | null;
-}
-
 const SEARCH_DEFAULT_LIMIT = 10;
 const SEARCH_MAX_LIMIT = 100;
 const LIST_DEFAULT_LIMIT = 50;
@@ -160,7 +164,7 @@ export class MemoryService {
     deps.log.onDurable((events) => this.applyDurable(events));
   }
 
-  // ---- writes ----
+  // ---- writes: validate the request, decide in the domain, commit ----
 
   async store(request: StoreRequest): Promise<StoreResponse> {
     const context = this.writeContext(request);
@@ -169,144 +173,149 @@ export class MemoryService {
     const type = request.type === undefined ? defaultType(category) : validType(request.type);
     const confidence = request.confidence === undefined ? 1 : validConfidence(request.confidence);
     const source = request.source === undefined ? (context.actor === 'user' ? 'user' : 'llm') : validSource(request.source);
-    const chosen =
+    const chosenId =
       request.id !== undefined
         ? validId(request.id)
         : request.idempotencyKey !== undefined
           ? idempotentMemoryId(context.pool, request.idempotencyKey)
           : undefined;
-    if (chosen !== undefined) {
-      const existing = this.current(chosen);
-      if (existing) {
-        if (existing.pool !== context.pool) throw new MemoryError('conflict', `id ${chosen} is taken by another pool`);
-        return this.settled(chosen);
+    const atChosenId = chosenId === undefined ? undefined : this.current(chosenId);
+    const dedupe = request.dedupe === true;
+    // Only a store that would write looks for the same fact (a search of the pool).
+    const sameFact = dedupe && !atChosenId ? sameFactInPool(this.deps.queries, context.pool, content) : null;
+    const decision = decided(() =>
+      decideStore(
+        { context, chosenId, freshId: () => this.freshId(), type, category, content, confidence, source, dedupe },
+        { atChosenId, sameFact },
+      ),
+    );
+    switch (decision.outcome) {
+      case 'retried':
+        return this.settled(decision.id);
+      case 'said-again':
+        await this.commit(decision.events);
+        return { ...this.acknowledged(context.pool, decision.id), existing: true };
+      case 'stored': {
+        // The id was just found unused (chosen and absent, or fresh): no need to read it again while tracking.
+        const changes = await this.commit(decision.events, decision.id);
+        // The stored entry is exactly what the event says (the projection applies the same changesOf).
+        return changes.get(decision.id) ?? this.acknowledged(context.pool, decision.id);
       }
     }
-    if (request.dedupe === true) {
-      const existing = sameFactInPool(this.deps.queries, context.pool, content);
-      if (existing) {
-        // Said again: a reference (it restarts decay), not a copy; a confirmed entry stays confirmed.
-        await this.commit([this.event(context, 'memory.referenced', { ids: [existing.id] })]);
-        return { ...this.acknowledged(context.pool, existing.id), existing: true };
-      }
-    }
-    const id = chosen ?? this.freshId();
-    // Both ways of choosing the id just found it unused: no need to read it again while tracking.
-    const [event] = await this.commit([this.event(context, 'memory.stored', { id, type, category, content, confidence, source })], id);
-    // The stored entry is exactly what the event says (the projection applies the same changesOf).
-    const entry = event && changesOf(event, () => undefined).get(id);
-    return entry ?? this.acknowledged(context.pool, id);
   }
 
   async update(request: UpdateRequest): Promise<MemoryEntry> {
     const context = this.writeContext(request);
-    const entry = this.require(context.pool, request.id);
+    const id = requiredId(request.id);
     const content = request.content === undefined ? undefined : validContent(request.content);
     const category = request.category === undefined ? undefined : validCategory(request.category);
     const type = request.type === undefined ? undefined : validType(request.type);
     if (request.confirmed !== undefined && typeof request.confirmed !== 'boolean') throw invalid('confirmed must be a boolean');
-    const changed = {
-      ...(content !== undefined && content !== entry.content ? { content } : {}),
-      ...(category !== undefined && category !== entry.category ? { category } : {}),
-      ...(type !== undefined && type !== entry.type ? { type } : {}),
+    const command = {
+      context,
+      id,
+      ...(content !== undefined ? { content } : {}),
+      ...(category !== undefined ? { category } : {}),
+      ...(type !== undefined ? { type } : {}),
+      ...(request.confirmed !== undefined ? { confirmed: request.confirmed } : {}),
     };
-    const events: NewEvent[] = [];
-    if (Object.keys(changed).length > 0) events.push(this.event(context, 'memory.updated', { id: entry.id, ...changed }));
-    if (request.confirmed !== undefined && request.confirmed !== entry.isConfirmed) {
-      events.push(this.event(context, 'memory.confirmed', { id: entry.id, confirmed: request.confirmed }));
-    }
-    if (events.length > 0) await this.commit(events);
-    return this.settled(entry.id);
-  }
-
-  async delete(request: IdRequest): Promise<MemoryEntry> {
-    return this.transition(request, (entry, context) =>
-      entry.isArchived ? null : this.event(context, 'memory.deleted', { id: entry.id, reason: validReason(request.reason) }),
+    return this.transition(
+      id,
+      decided(() => decideUpdate(command, this.current(id))),
     );
   }
 
+  async delete(request: IdRequest): Promise<MemoryEntry> {
+    const context = this.writeContext(request);
+    const id = requiredId(request.id);
+    const reason = validReason(request.reason);
+    return this.transition(
+      id,
+      decided(() => decideDelete({ context, id, reason }, this.current(id))),
+    );
+  }
+
+  /** Asked by a person, or by the decay sweep (worker:decay) once an entry's effective confidence fell below the threshold. */
   async archive(request: IdRequest): Promise<MemoryEntry> {
-    return this.transition(request, (entry, context) =>
-      entry.isArchived ? null : this.event(context, 'memory.archived', { id: entry.id, reason: validReason(request.reason) ?? 'archived' }),
+    const context = this.writeContext(request);
+    const id = requiredId(request.id);
+    const reason = validReason(request.reason);
+    return this.transition(
+      id,
+      decided(() => decideArchive({ context, id, reason }, this.current(id))),
     );
   }
 
   async restore(request: IdRequest): Promise<MemoryEntry> {
-    return this.transition(request, (entry, context) => (entry.isArchived ? this.event(context, 'memory.restored', { id: entry.id }) : null));
+    const context = this.writeContext(request);
+    const id = requiredId(request.id);
+    return this.transition(
+      id,
+      decided(() => decideRestore({ context, id }, this.current(id))),
+    );
   }
 
   async confirm(request: IdRequest & { readonly confirmed: boolean }): Promise<MemoryEntry> {
     if (typeof request.confirmed !== 'boolean') throw invalid('confirmed must be a boolean');
-    return this.transition(request, (entry, context) =>
-      entry.isConfirmed === request.confirmed ? null : this.event(context, 'memory.confirmed', { id: entry.id, confirmed: request.confirmed }),
+    const context = this.writeContext(request);
+    const id = requiredId(request.id);
+    return this.transition(
+      id,
+      decided(() => decideConfirm({ context, id, confirmed: request.confirmed }, this.current(id))),
     );
   }
 
   async categorize(request: CategorizeRequest): Promise<MemoryEntry> {
     const category = validCategory(request.category);
     if (category === null) throw invalid('categorize needs a category');
-    return this.transition(request, (entry, context) =>
-      entry.category === category ? null : this.event(context, 'memory.categorized', { id: entry.id, category }),
+    const context = this.writeContext(request);
+    const id = requiredId(request.id);
+    return this.transition(
+      id,
+      decided(() => decideCategorize({ context, id, category }, this.current(id))),
     );
   }
 
   /** Forgets for real: the row, its FTS terms and flat-file lines go, and the log lines that carried it are redacted. */
   async purge(request: IdRequest): Promise<{ readonly id: string; readonly purged: true }> {
     const context = this.writeContext(request);
-    const entry = this.require(context.pool, request.id);
-    await this.commit([this.event(context, 'memory.purged', { id: entry.id })]);
-    await this.deps.log.redact(new Set([entry.id]));
+    const id = requiredId(request.id);
+    await this.commit(decided(() => decidePurge({ context, id }, this.current(id))));
+    await this.deps.log.redact(new Set([id]));
     this.deps.projection.scrub();
     const removed = this.deps.removeStaleCopies?.() ?? [];
     if (removed.length > 0) this.deps.logger.warn({ files: removed }, 'purge deleted databases moved aside at start, which still held the entry');
-    return { id: entry.id, purged: true };
+    return { id, purged: true };
   }
 
   async refresh(request: RefreshRequest): Promise<MemoryEntry[]> {
     const context = this.writeContext(request);
     if (!Array.isArray(request.ids) || request.ids.length === 0) throw invalid('ids must be a non-empty array');
     if (request.ids.length > REFRESH_MAX_IDS) throw invalid(`at most ${REFRESH_MAX_IDS} ids per refresh`);
-    const ids = [...new Set(request.ids.map((id) => this.require(context.pool, id).id))];
-    await this.commit([this.event(context, 'memory.referenced', { ids })]);
-    return ids.map((id) => this.acknowledged(context.pool, id));
+    const ids = request.ids.map((id: unknown) => requiredId(id));
+    const decision = decided(() => decideRefresh({ context, ids }, (id) => this.current(id)));
+    await this.commit(decision.events);
+    return decision.ids.map((id) => this.acknowledged(context.pool, id));
   }
 
   async consolidate(request: ConsolidateRequest): Promise<ConsolidateResponse> {
     const context = this.writeContext(request);
     if (typeof request.model !== 'string' || request.model === '') throw invalid('model must be a non-empty string');
     if (!Array.isArray(request.merges) || request.merges.length === 0) throw invalid('merges must be a non-empty array');
-    const seen = new Set<string>();
-    const now = this.deps.clock();
-    const events = request.merges.map((merge) => {
+    const merges = request.merges.map((merge) => {
       const content = validContent(merge.content);
       const type = validType(merge.type);
       const category = validCategory(merge.category ?? null);
       const supersedes: readonly unknown[] = Array.isArray(merge.supersedes) ? merge.supersedes : [];
       if (supersedes.length === 0) throw invalid('each merge must supersede at least one id');
-      const superseded = supersedes.map((id) => {
-        const entry = this.require(context.pool, id);
-        if (entry.isArchived) throw invalid(`memory ${id} is archived and cannot be consolidated`);
-        if (seen.has(entry.id)) throw invalid(`memory ${id} appears in more than one merge`);
-        seen.add(entry.id);
-        return entry;
-      });
-      // The merged entry starts as confident as the most confident entry it replaces is now.
-      const confidence = Math.round(Math.max(...superseded.map((entry) => effectiveConfidence(entry, now))) * 10_000) / 10_000;
-      return this.event(context, 'memory.consolidated', {
-        id: this.freshId(),
-        type,
-        category,
-        content,
-        confidence,
-        supersedes: superseded.map((entry) => entry.id),
-        model: request.model,
-      });
+      return { content, type, category, supersedes: supersedes.map((id) => requiredId(id)) };
     });
-    await this.commit(events);
-    return {
-      created: events.map((event) => this.acknowledged(context.pool, (event.data as { id: string }).id)),
-      archived: [...seen],
-    };
+    const model = request.model;
+    const decision = decided(() =>
+      decideConsolidate({ context, model, merges: merges.map((merge) => ({ ...merge, id: this.freshId() })) }, (id) => this.current(id)),
+    );
+    await this.commit(decision.events);
+    return { created: decision.created.map((id) => this.acknowledged(context.pool, id)), archived: decision.archived };
   }
 
   // ---- reads ----
@@ -469,32 +478,22 @@ export class MemoryService {
       pool: validPool(request.pool),
       actor: validActor(request.actor),
       causationId: validCausation(request.causationId, request.requestId),
+      at: this.deps.clock().toISOString(),
+      newEventId,
     };
   }
 
-  private async transition(request: IdRequest, decide: (entry: MemoryEntry, context: WriteContext) => NewEvent | null): Promise<MemoryEntry> {
-    const context = this.writeContext(request);
-    const entry = this.require(context.pool, request.id);
-    const event = decide(entry, context);
-    if (event) await this.commit([event]);
-    return this.settled(entry.id);
+  /** Commits what a command decided about one entry, and answers that entry as acknowledged once settled. */
+  private async transition(id: string, events: readonly NewEvent[]): Promise<MemoryEntry> {
+    if (events.length > 0) await this.commit(events);
+    return this.settled(id);
   }
 
-  private event<T extends EventType>(context: WriteContext, type: T, data: EventDataByType[T]): NewEvent {
-    return {
-      type,
-      id: newEventId(),
-      at: this.deps.clock().toISOString(),
-      pool: context.pool,
-      actor: context.actor,
-      causationId: context.causationId,
-      schemaVersion: EVENT_SCHEMA_VERSION,
-      data,
-    } as NewEvent;
-  }
-
-  /** `unused`: an id the caller has just found to be neither stored nor in flight. */
-  private commit(events: readonly NewEvent[], unused?: string): Promise<MemoryEvent[]> {
+  /**
+   * `unused`: an id the caller has just found to be neither stored nor in flight. Resolves with the
+   * entries the events leave (as decided against the current state), once durable, applied and rendered.
+   */
+  private commit(events: readonly NewEvent[], unused?: string): Promise<EntryChanges> {
     const commit = this.durablyCommit(events, unused);
     this.commits.add(commit);
     void commit.finally(() => this.commits.delete(commit)).catch(() => undefined);
@@ -507,12 +506,11 @@ export class MemoryService {
    * wait and then share one fsync, one SQLite transaction and one render per pool, instead of
    * forming a second batch whose renders would double the file rewrites.
    */
-  private async durablyCommit(events: readonly NewEvent[], unused: string | undefined): Promise<MemoryEvent[]> {
-    const touched = this.trackInFlight(events, unused);
-    let placed: MemoryEvent[];
+  private async durablyCommit(events: readonly NewEvent[], unused: string | undefined): Promise<EntryChanges> {
+    const { touched, changes } = this.trackInFlight(events, unused);
     try {
       if (this.renders.size > 0) await Promise.allSettled([...this.renders]);
-      placed = await this.deps.log.append(events);
+      await this.deps.log.append(events);
     } finally {
       this.untrackInFlight(touched);
     }
@@ -524,13 +522,18 @@ export class MemoryService {
     } finally {
       this.renders.delete(render);
     }
-    return placed;
+    return changes;
   }
 
-  private trackInFlight(events: readonly NewEvent[], unused: string | undefined): string[] {
+  /** The changes of each event, computed once: what later writes decide against until the batch is applied. */
+  private trackInFlight(
+    events: readonly NewEvent[],
+    unused: string | undefined,
+  ): { touched: string[]; changes: Map<string, MemoryEntry | undefined> } {
     const touched: string[] = [];
+    const all = new Map<string, MemoryEntry | undefined>();
     for (const event of events) {
-      // A reference moves only the decay anchor and a counter, which no validation reads (at most a
+      // A reference moves only the decay anchor and a counter, which no decision reads (at most a
       // consolidation's starting confidence misses a reference milliseconds old); tracking it would
       // cost a row read per id on every reference batch.
       if (event.type === 'memory.referenced') continue;
@@ -541,9 +544,10 @@ export class MemoryService {
         slot.writes += 1;
         this.inFlight.set(id, slot);
         touched.push(id);
+        all.set(id, entry);
       }
     }
-    return touched;
+    return { touched, changes: all };
   }
 
   private untrackInFlight(ids: readonly string[]): void {
@@ -572,12 +576,11 @@ export class MemoryService {
   }
 
   private async recordReferences(groups: readonly ReferenceGroup[]): Promise<void> {
+    const at = this.deps.clock().toISOString();
     const events = groups.flatMap((group) => {
       // The search read these from the pool a moment ago; only a purge since can have removed one.
-      const present = new Set(this.deps.queries.idsOfPool(group.pool, group.ids));
-      const ids = group.ids.filter((id) => present.has(id));
-      if (ids.length === 0) return [];
-      return [this.event(group, 'memory.referenced', { ids })];
+      const inPool = new Set(this.deps.queries.idsOfPool(group.pool, group.ids));
+      return decideRecordReferences({ context: { ...group, at, newEventId }, ids: group.ids }, inPool);
     });
     if (events.length > 0) await this.commit(events);
   }
@@ -586,13 +589,6 @@ export class MemoryService {
   private current(id: string): MemoryEntry | undefined {
     const slot = this.inFlight.get(id);
     return slot ? slot.entry : this.deps.queries.get(id);
-  }
-
-  private require(pool: string, id: unknown): MemoryEntry {
-    if (typeof id !== 'string' || id === '') throw invalid('id must be a non-empty string');
-    const entry = this.current(id);
-    if (!entry || entry.pool !== pool) throw notFound(pool, id);
-    return entry;
   }
 
   private acknowledged(pool: string, id: string): MemoryEntry {
@@ -612,6 +608,21 @@ export class MemoryService {
   private freshId(): string {
     return this.freshIds.take((id) => this.inFlight.has(id));
   }
+}
+
+/** Runs a domain decision; a write rule's refusal is answered as the MemoryError of the same code and message. */
+function decided<T>(decide: () => T): T {
+  try {
+    return decide();
+  } catch (error) {
+    if (error instanceof WriteRejection) throw new MemoryError(error.code, error.message);
+    throw error;
+  }
+}
+
+function requiredId(id: unknown): string {
+  if (typeof id !== 'string' || id === '') throw invalid('id must be a non-empty string');
+  return id;
 }
 
 function fromJulianDay(day: number): Date {
