@@ -9,7 +9,7 @@ import { MetricsController } from './controllers/metrics.controller.js';
 import { MemoryRpcController } from './controllers/memory-rpc.controller.js';
 import { InternalTokenGuard } from './controllers/internal-token.guard.js';
 import { OperatorAccessGuard } from './controllers/operator-access.guard.js';
-import { CONFIG, EXTRACTION_SPOOL, INTERNAL_TOKEN, LOGGER, MEMORY_SERVICE, METRICS, REDIS } from './memory.tokens.js';
+import { COMMIT_FEED, CONFIG, EXTRACTION_SPOOL, INTERNAL_TOKEN, LOGGER, MEMORY_SERVICE, METRICS, REDIS } from './memory.tokens.js';
 import { ChangePublisherRepository } from './repositories/change-publisher.repository.js';
 import { JobQueueRepository } from './repositories/job-queue.repository.js';
 import type { MetricsRepository } from './repositories/metrics.repository.js';
@@ -39,6 +39,7 @@ export class AppModule {
         { provide: CONFIG, useValue: dependencies.config },
         { provide: LOGGER, useValue: dependencies.logger },
         { provide: MEMORY_SERVICE, useValue: dependencies.memory },
+        { provide: COMMIT_FEED, useValue: dependencies.memory.commits },
         { provide: REDIS, useValue: dependencies.redis },
         { provide: METRICS, useValue: dependencies.metrics },
         { provide: INTERNAL_TOKEN, useValue: dependencies.internalToken },

@@ -2,6 +2,8 @@
 export const CONFIG = 'ENGRAM_CONFIG';
 export const LOGGER = 'ENGRAM_LOGGER';
 export const MEMORY_SERVICE = 'MEMORY_SERVICE';
+/** The store's feed of committed batches (MemoryService.commits), read by the outbox. */
+export const COMMIT_FEED = 'COMMIT_FEED';
 export const REDIS = 'ENGRAM_REDIS';
 export const METRICS = 'ENGRAM_METRICS';
 export const INTERNAL_TOKEN = 'ENGRAM_INTERNAL_TOKEN';

@@ -52,7 +52,6 @@ export class EventLog extends EventLogReader {
   private tail: Promise<unknown> = Promise.resolve();
   private failure: Error | null = null;
   private closed = false;
-  private durableListener: ((events: readonly MemoryEvent[]) => void) | null = null;
 
   private constructor(
     private readonly dir: string,
@@ -84,11 +83,6 @@ export class EventLog extends EventLogReader {
   /** Last durable seq (0 for an empty log). */
   get lastSeq(): number {
     return this.durableSeq;
-  }
-
-  /** Called synchronously after each durable batch, in seq order, before the appends resolve. */
-  onDurable(listener: (events: readonly MemoryEvent[]) => void): void {
-    this.durableListener = listener;
   }
 
   /** Gives the events their seqs (gap-free, in call order) and resolves once they are on disk. */
@@ -169,7 +163,6 @@ export class EventLog extends EventLogReader {
         }
         segment.size = offset;
         this.durableSeq = events.at(-1)?.seq ?? this.durableSeq;
-        this.durableListener?.(events);
       } catch (error) {
         this.failure = error instanceof Error ? error : new Error(String(error));
         this.logger.fatal({ err: this.failure }, 'event log append failed; refusing further writes until restart');

@@ -1,5 +1,6 @@
 export { openMemoryService, type MemoryServiceOptions } from './open-memory-service.js';
 export { MemoryService, type MemoryServiceDeps } from './memory-service.js';
+export { CommitFeed, type CommitReader } from './commit-feed.js';
 export { EventLog, EventLogCorruptError, type EventLogOptions } from './event-log.js';
 export { DataDir } from './data-dir.js';
 export { DataDirLock, DataDirLockedError } from './data-dir-lock.js';

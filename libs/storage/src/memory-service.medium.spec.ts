@@ -192,7 +192,7 @@ describe('MemoryService on a real data dir', () => {
 
   it('tells committed events to listeners in seq order and keeps the outbox cursor', async () => {
     const seen: number[] = [];
-    service.onCommitted((events) => seen.push(...events.map((event) => event.seq)));
+    service.commits.subscribe((events) => seen.push(...events.map((event) => event.seq)));
     await Promise.all(Array.from({ length: 20 }, (_, i) => service.store({ ...user, content: `fact ${i}` })));
     expect(seen).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
     service.markDispatched(12);

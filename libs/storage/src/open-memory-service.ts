@@ -3,6 +3,7 @@ import type Database from 'better-sqlite3';
 import type { Logger } from 'pino';
 import type { MemoryEvent } from '@engram/domain';
 import type { Embedder } from '@engram/embeddings';
+import { CommitFeed } from './commit-feed.js';
 import { DataDir } from './data-dir.js';
 import { DataDirLock } from './data-dir-lock.js';
 import { EventLog } from './event-log.js';
@@ -59,8 +60,11 @@ export async function openMemoryService(options: MemoryServiceOptions): Promise<
       options.logger.warn({ err: error }, 'a WAL checkpoint failed; the next one retries'),
     );
     const hybrid = options.embeddings ? openHybridSearch(db, queries, dataDir, options.embeddings, options.logger) : undefined;
-    const service = new MemoryService({
+    const commits = new CommitFeed(options.logger);
+    if (hybrid) commits.subscribe((events) => hybrid.store.noteEvents(events));
+    return new MemoryService({
       log,
+      commits,
       projection,
       queries,
       outboxCursor: projection.outboxCursor,
@@ -72,10 +76,9 @@ export async function openMemoryService(options: MemoryServiceOptions): Promise<
       clock: options.clock ?? (() => new Date()),
       logger: options.logger,
       tier1MaxChars: options.tier1MaxChars,
+      ...(options.onFatal ? { onFatal: options.onFatal } : {}),
       ...(hybrid ? { hybrid: hybrid.search, vectors: new VectorService(hybrid.store) } : {}),
     });
-    if (hybrid) service.onCommitted((events) => hybrid.store.noteEvents(events));
-    return service;
   } catch (error) {
     if (projection) projection.close();
     else db?.close();

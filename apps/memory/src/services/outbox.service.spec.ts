@@ -2,23 +2,20 @@ import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals
 import { loadConfig } from '@engram/config';
 import type { MemoryEvent } from '@engram/domain';
 import { JobName, type JobItem } from '@engram/jobs';
-import type { MemoryService } from '@engram/storage';
+import { CommitFeed, type MemoryService } from '@engram/storage';
 import { recordingLogger, storedEvent } from '@engram/testing';
 import type { ChangePublisherRepository } from '../repositories/change-publisher.repository.js';
 import type { JobQueueRepository } from '../repositories/job-queue.repository.js';
 import { OutboxService } from './outbox.service.js';
 
-type OutboxStore = Pick<MemoryService, 'onCommitted' | 'eventsAfter' | 'dispatchedSeq' | 'markDispatched' | 'activeCount'>;
+type OutboxStore = Pick<MemoryService, 'eventsAfter' | 'dispatchedSeq' | 'markDispatched' | 'activeCount'>;
 
-/** The log and its dispatch cursor, as the outbox reads them; `commit` plays a write reaching the log. */
+/** The log and its dispatch cursor, as the outbox reads them; `commit` plays a write reaching the log (and the commit feed). */
 class FakeStore implements OutboxStore {
   readonly log: MemoryEvent[] = [];
+  readonly commits = new CommitFeed(recordingLogger().logger);
   cursor = 0;
-  private listener: ((events: readonly MemoryEvent[]) => void) | undefined;
 
-  onCommitted(listener: (events: readonly MemoryEvent[]) => void): void {
-    this.listener = listener;
-  }
   async eventsAfter({ after, limit }: { after: number; limit?: number }): Promise<MemoryEvent[]> {
     return this.log.filter((event) => event.seq > after).slice(0, limit);
   }
@@ -33,7 +30,7 @@ class FakeStore implements OutboxStore {
   }
   commit(...events: MemoryEvent[]): void {
     this.log.push(...events);
-    this.listener?.(events);
+    this.commits.publish(events);
   }
 }
 
@@ -62,6 +59,7 @@ function newOutbox() {
   // The service takes the concrete classes Nest injects; it uses only what the fakes implement.
   const outbox = new OutboxService(
     store as unknown as MemoryService,
+    store.commits,
     queues as unknown as JobQueueRepository,
     changes as unknown as ChangePublisherRepository,
     loadConfig({}),

@@ -3,10 +3,10 @@ import type { EngramConfig } from '@engram/config';
 import type { MemoryEvent } from '@engram/domain';
 import { deriveBatchJobs } from '@engram/jobs';
 import type { Logger } from '@engram/observability';
-import type { MemoryService } from '@engram/storage';
+import type { CommitFeed, MemoryService } from '@engram/storage';
 import { ChangePublisherRepository } from '../repositories/change-publisher.repository.js';
 import { JobQueueRepository } from '../repositories/job-queue.repository.js';
-import { CONFIG, LOGGER, MEMORY_SERVICE } from '../memory.tokens.js';
+import { COMMIT_FEED, CONFIG, LOGGER, MEMORY_SERVICE } from '../memory.tokens.js';
 
 const BATCH = 500;
 /** Committed events kept for dispatch in memory; past this (a long Redis outage) the log is read instead. */
@@ -32,6 +32,7 @@ export class OutboxService implements OnApplicationBootstrap, OnModuleDestroy {
 
   constructor(
     @Inject(MEMORY_SERVICE) private readonly memory: MemoryService,
+    @Inject(COMMIT_FEED) private readonly commits: Pick<CommitFeed, 'subscribe'>,
     @Inject(JobQueueRepository) private readonly queues: JobQueueRepository,
     @Inject(ChangePublisherRepository) private readonly changes: ChangePublisherRepository,
     @Inject(CONFIG) private readonly config: EngramConfig,
@@ -39,7 +40,7 @@ export class OutboxService implements OnApplicationBootstrap, OnModuleDestroy {
   ) {}
 
   onApplicationBootstrap(): void {
-    this.memory.onCommitted((events) => {
+    this.commits.subscribe((events) => {
       this.changes.publish(events);
       this.buffered.push(...events);
       if (this.buffered.length > MAX_BUFFERED) this.buffered = [];
