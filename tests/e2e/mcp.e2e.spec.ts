@@ -4,9 +4,11 @@ import { join } from 'node:path';
 import { MEMORY_TOOLS } from '@engram/engine';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { because } from '@engram/testing';
 import { repoRoot } from '../support/compose.js';
 import { contentText, startGatewayStack, type GatewayStack } from '../support/gateway-fixture.js';
 import {
@@ -227,6 +229,57 @@ describe('MCP server', () => {
       expect(await refusal({ pool })).toEqual({ status: 401, message: expect.stringContaining('a valid Engram API key is required') });
       expect(await refusal({ key: 'wrong-key', pool })).toMatchObject({ status: 401 });
     });
+  });
+
+  it('answers a missing or wrong key with a Bearer challenge, and tells an OAuth client which header to set instead', async () => {
+    const post = (headers: Record<string, string>) =>
+      fetch(`${stack.gateway.url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
+    const missing = await post({});
+    expect(missing.status).toBe(401);
+    expect(missing.headers.get('www-authenticate')).toBe('Bearer realm="engram"');
+    expect(await missing.json()).toEqual({
+      error: expect.objectContaining({ code: 'invalid_api_key', message: expect.stringContaining('API key') }),
+    });
+    const wrong = await post({ authorization: 'Bearer wrong-key' });
+    expect(wrong.status).toBe(401);
+    expect(wrong.headers.get('www-authenticate')).toBe('Bearer realm="engram", error="invalid_token"');
+    // No OAuth: the discovery documents are a quick 404, with or without a key.
+    for (const path of [
+      '/.well-known/oauth-protected-resource/mcp',
+      '/.well-known/oauth-protected-resource',
+      '/.well-known/oauth-authorization-server',
+    ]) {
+      const status = (await fetch(`${stack.gateway.url}${path}`)).status;
+      because(path, () => expect(status).toBe(404));
+    }
+
+    // An OAuth-capable client (as Claude Code's) meets the 401 with discovery, then dynamic client registration:
+    // what it reports is Engram's description of the header to configure.
+    const registered: unknown[] = [];
+    const oauthClient: OAuthClientProvider = {
+      redirectUrl: 'http://127.0.0.1:1/callback',
+      clientMetadata: { client_name: 'e2e', redirect_uris: ['http://127.0.0.1:1/callback'] },
+      clientInformation: () => undefined,
+      saveClientInformation: (information) => void registered.push(information),
+      tokens: () => undefined,
+      saveTokens: () => undefined,
+      redirectToAuthorization: () => undefined,
+      saveCodeVerifier: () => undefined,
+      codeVerifier: () => 'unused',
+    };
+    const client = new Client({ name: 'e2e', version: '1.0.0' });
+    const transport = new StreamableHTTPClientTransport(new URL(`${stack.gateway.url}/mcp`), {
+      authProvider: oauthClient,
+      requestInit: { headers: { authorization: 'Bearer wrong-key' } },
+    });
+    await expect(client.connect(transport)).rejects.toThrow(
+      /Engram does not use OAuth: configure this MCP server with the header "Authorization: Bearer <Engram API key>"/,
+    );
+    expect(registered).toEqual([]);
   });
 
   it('keeps pools apart: a search in beta finds nothing stored in alpha', async () => {

@@ -1,4 +1,4 @@
-import { All, Controller, Inject, Param, Req, Res } from '@nestjs/common';
+import { All, Controller, Inject, Param, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { MCP_SERVICE } from '../gateway.tokens.js';
 import type { McpService } from '../services/mcp.service.js';
@@ -16,5 +16,11 @@ export class McpController {
   @All('pools/:pool/mcp')
   serveInPool(@Param('pool') pool: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     return this.mcp.handle(request, reply, pool);
+  }
+
+  /** Where MCP clients try dynamic client registration after a 401 (see McpService.refuseClientRegistration). */
+  @Post('register')
+  refuseClientRegistration(@Res() reply: FastifyReply): Promise<void> {
+    return this.mcp.refuseClientRegistration(reply);
   }
 }

@@ -34,6 +34,7 @@ export class McpService {
     const access = this.deps.access.resolve(request.headers, pathPool);
     if (access.error) {
       this.deps.metrics.error(access.error.status === 401 || access.error.status === 403 ? 'auth' : 'bad_request');
+      if (access.error.status === 401) void reply.header('www-authenticate', bearerChallenge(request));
       throw access.error;
     }
     if (request.method !== 'POST') {
@@ -79,6 +80,28 @@ export class McpService {
     await server.connect(transport);
     await transport.handleRequest(request.raw, reply.raw, message);
   }
+
+  /**
+   * MCP clients meet a 401 with OAuth discovery, and without metadata they fall back to dynamic client
+   * registration at `/register` (the SDK's legacy path). Engram has no OAuth: the discovery documents
+   * stay 404 (unrouted), and the registration is refused with an OAuth error whose description the
+   * client shows, saying which header to configure instead of "registration failed".
+   */
+  async refuseClientRegistration(reply: FastifyReply): Promise<void> {
+    await reply.status(404).header('content-type', 'application/json').send(JSON.stringify(NO_OAUTH));
+  }
+}
+
+const NO_OAUTH = {
+  error: 'invalid_request',
+  error_description:
+    'Engram does not use OAuth: configure this MCP server with the header "Authorization: Bearer <Engram API key>" (a missing or wrong key is answered 401).',
+};
+
+/** RFC 6750: the scheme and realm, and `invalid_token` when a key was presented but is not one of ENGRAM_API_KEYS. */
+function bearerChallenge(request: FastifyRequest): string {
+  const presented = request.headers.authorization !== undefined || request.headers['x-api-key'] !== undefined;
+  return presented ? 'Bearer realm="engram", error="invalid_token"' : 'Bearer realm="engram"';
 }
 
 function jsonRpcError(code: number, message: string): string {
