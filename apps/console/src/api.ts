@@ -1,4 +1,6 @@
-import type { Category, MemoryEntry, MemoryEvent, MemorySource, MemoryType, Tier1Reason } from '@engram/domain';
+// The wire types only (tsconfig maps @engram/contracts to its messages file: the entry point also holds Node-side code).
+import type { StatsResponse, Tier1PlanResponse } from '@engram/contracts';
+import type { Category, MemoryEntry, MemoryEvent, MemorySource, MemoryType } from '@engram/domain';
 
 const KEY_STORAGE = 'engram.key';
 
@@ -47,15 +49,10 @@ export async function request<T>(method: string, path: string, body?: unknown): 
   return json as T;
 }
 
-export interface PoolSummary {
-  readonly pool: string;
-  readonly active: number;
-  readonly archived: number;
-  readonly byCategory: Readonly<Record<string, number>>;
-  readonly lastSeq: number;
-  readonly lastChangedAt: string | null;
+/** A pool as `GET /engram/pools` lists it: memory's stats, plus its Tier 1 block's size. */
+export type PoolSummary = StatsResponse['pools'][number] & {
   readonly tier1: { readonly chars: number; readonly ids: number; readonly tokens: number };
-}
+};
 
 export type ListedEntry = MemoryEntry & { readonly effectiveConfidence: number; readonly score?: number };
 
@@ -69,22 +66,13 @@ export interface MemoryFilters {
   readonly sort?: 'created' | 'last_used' | 'confidence';
 }
 
-export interface Tier1Plan {
-  readonly block: string;
-  readonly ids: readonly string[];
+/** `GET .../tier1?explain=true`: memory's plan, plus the block's size and its share of each request. */
+export type Tier1Plan = Tier1PlanResponse & {
   readonly chars: number;
-  readonly maxChars: number;
   /** o200k tokens the block adds to the system message, and with the memory tools: each request's memory share. */
   readonly tokens: number;
   readonly promptTokens: number;
-  readonly counts: Readonly<Partial<Record<Tier1Reason, number>>>;
-  readonly entries: readonly {
-    readonly entry: MemoryEntry;
-    readonly reason: Tier1Reason;
-    readonly confidence: number;
-    readonly line: string | null;
-  }[];
-}
+};
 
 const poolPath = (pool: string) => `/engram/pools/${encodeURIComponent(pool)}`;
 

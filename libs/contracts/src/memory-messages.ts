@@ -142,7 +142,9 @@ export interface EventsPage {
 /** An exchange whose extraction job could not reach Redis: memory keeps it on disk and enqueues it later. */
 export interface SpoolExtractionRequest {
   readonly pool: string;
+  /** Contents of <MEMORY_SUGGEST> markers, already stripped from the client's view. */
   readonly suggestions: readonly string[];
+  /** The last user message and the assistant's answer, for context-aware extraction. */
   readonly exchange: { readonly user: string; readonly assistant: string };
   readonly requestId: string;
 }

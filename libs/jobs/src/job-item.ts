@@ -1,3 +1,4 @@
+import type { SpoolExtractionRequest } from '@engram/contracts';
 import { JobName, QueueName } from './queue-name.js';
 
 /** Payloads carry ids; state lives in the memory service. */
@@ -19,14 +20,8 @@ export interface DecaySweepData {
   /** ISO time to evaluate decay at; absent: the worker's clock. Lets tests and operators replay a sweep. */
   readonly asOf?: string;
 }
-export interface ExtractExchangeData {
-  readonly pool: string;
-  /** Contents of <MEMORY_SUGGEST> markers, already stripped from the client's view. */
-  readonly suggestions: readonly string[];
-  /** The last user message and the assistant's answer, for context-aware extraction. */
-  readonly exchange: { readonly user: string; readonly assistant: string };
-  readonly requestId: string;
-}
+/** The exchange to extract from: the same fields memory spools when Redis is away (SpoolExtractionRequest). */
+export type ExtractExchangeData = SpoolExtractionRequest;
 
 export interface EmbedPoolData {
   readonly pool: string;
