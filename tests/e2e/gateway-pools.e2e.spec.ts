@@ -228,6 +228,10 @@ describe('gateway keys and pools', () => {
     expect(again.id).toBe(entry.id);
     const listed = (await (await rest('GET', '/engram/pools/zeta/memories', key)).json()) as { data: { id: string }[] };
     expect(listed.data.map((item) => item.id)).toEqual([entry.id]);
+    // The same key with another body is the caller's mistake, not a silent answer with the first entry.
+    const reused = await rest('POST', '/engram/pools/zeta/memories', key, { ...body, content: 'Zeta deploys on Mondays' }, headers);
+    expect(reused.status).toBe(422);
+    expect(await reused.json()).toEqual({ error: expect.objectContaining({ type: 'invalid_request_error', code: 'idempotency_key_reused' }) });
     // A malformed key is the caller's mistake.
     expect((await rest('POST', '/engram/pools/zeta/memories', key, body, { 'idempotency-key': 'two words' })).status).toBe(400);
   });

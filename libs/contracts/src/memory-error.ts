@@ -1,5 +1,14 @@
 /** Error codes the memory service answers with; callers map them to HTTP statuses and tool messages. */
-export const MEMORY_ERROR_CODES = ['not_found', 'invalid_request', 'conflict', 'unavailable', 'unauthorized', 'internal'] as const;
+export const MEMORY_ERROR_CODES = [
+  'not_found',
+  'invalid_request',
+  'conflict',
+  // A store's idempotency key came again with a different request (see StoreRequest.idempotencyKeyBindsRequest).
+  'idempotency_key_reused',
+  'unavailable',
+  'unauthorized',
+  'internal',
+] as const;
 export type MemoryErrorCode = (typeof MEMORY_ERROR_CODES)[number];
 
 const KNOWN_CODES: ReadonlySet<string> = new Set(MEMORY_ERROR_CODES);

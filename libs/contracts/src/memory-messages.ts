@@ -17,6 +17,12 @@ export interface StoreRequest extends WriteMeta {
    * first attempt stored instead of storing another (the REST `Idempotency-Key`, the model's tool call).
    */
   readonly idempotencyKey?: string;
+  /**
+   * With `idempotencyKey`: a retry must be the same store (content, type, category), else it is refused
+   * with `idempotency_key_reused` rather than answered with the first entry (the REST `Idempotency-Key`).
+   * Without, the first entry is the answer (a model's replayed tool call is the same call).
+   */
+  readonly idempotencyKeyBindsRequest?: boolean;
   readonly content: string;
   readonly type?: MemoryType;
   readonly category?: Category | null;

@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { MemoryError } from '@engram/contracts';
+import type { MemoryEvent } from '@engram/domain';
 import { invalid } from './validation.js';
 
 /** Printable ASCII, as HTTP header values are; long enough for a UUID, a ULID or a tool call id plus context. */
@@ -15,4 +17,26 @@ export function idempotentMemoryId(pool: string, key: unknown): string {
     throw invalid('idempotencyKey must be 1-255 printable ASCII characters without spaces');
   }
   return `idem-${createHash('sha256').update(`${pool}\n${key}`).digest('hex').slice(0, 20)}`;
+}
+
+export interface StoredFields {
+  readonly content: string;
+  readonly type: string;
+  readonly category: string | null;
+}
+
+/**
+ * A key bound to its request (the REST `Idempotency-Key`) answers a retry only when it asks for the
+ * same store. The first request is the entry's `memory.stored` event (or, while it is in flight, the
+ * entry it is making), so the log remembers it beside the key: later edits of the entry do not count.
+ */
+export function assertSameStore(first: StoredFields | undefined, retry: StoredFields): void {
+  if (first === undefined) return;
+  if (first.content === retry.content && first.type === retry.type && first.category === retry.category) return;
+  throw new MemoryError('idempotency_key_reused', 'this Idempotency-Key was already used with a different request; use a new key for a new memory');
+}
+
+/** What a `memory.stored` event stored (undefined for any other event). */
+export function storedFields(event: MemoryEvent | undefined): StoredFields | undefined {
+  return event?.type === 'memory.stored' ? event.data : undefined;
 }

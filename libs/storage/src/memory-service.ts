@@ -39,6 +39,7 @@ import {
   type WriteContext,
 } from '@engram/domain';
 import type { CommitFeed } from './commit-feed.js';
+import { assertSameStore, storedFields } from './idempotency.js';
 import { newMemoryId } from './ids.js';
 import type { MemoryServiceDeps } from './memory-service-deps.js';
 import { MemoryReads } from './memory-reads.js';
@@ -90,6 +91,11 @@ export class MemoryService {
     const decision = decided(() => decideStore({ context, ...fields, freshId: () => this.pipeline.freshId() }, { atChosenId, sameFact }));
     switch (decision.outcome) {
       case 'retried':
+        if (request.id === undefined && request.idempotencyKeyBindsRequest === true) {
+          // The first request is the entry's memory.stored event; while that is still in flight, the entry it is making.
+          const first = storedFields(this.reads.events({ pool: context.pool, memoryId: decision.id, limit: 1 }).data[0]) ?? atChosenId;
+          assertSameStore(first, fields);
+        }
         return this.settled(decision.id);
       case 'said-again':
         await this.pipeline.write(decision.events);

@@ -62,6 +62,7 @@ const STATUS_OF: Readonly<Record<MemoryErrorCode, number>> = {
   not_found: 404,
   invalid_request: 400,
   conflict: 409,
+  idempotency_key_reused: 422,
   unavailable: 503,
   // The gateway's own internal token was refused: nothing the caller can fix, and memory is out of reach.
   unauthorized: 503,
@@ -144,7 +145,8 @@ export class MemoryRestService {
   }
 
   /**
-   * With an `Idempotency-Key`, a retry returns the entry the first attempt stored (even one that timed out).
+   * With an `Idempotency-Key`, a retry returns the entry the first attempt stored (even one that timed out);
+   * the same key with a different body is a 422 (`idempotency_key_reused`).
    * With `?dedupe=true`, an active entry that already says it is answered (`existing: true`) instead of a
    * second copy; without, what a person sent is stored as sent.
    */
@@ -154,7 +156,7 @@ export class MemoryRestService {
     const key = idempotencyKey === undefined ? undefined : parse(IdempotencyKey, idempotencyKey);
     const entry = await this.call(MemoryPattern.Store, {
       pool,
-      ...(key !== undefined ? { idempotencyKey: key } : {}),
+      ...(key !== undefined ? { idempotencyKey: key, idempotencyKeyBindsRequest: true } : {}),
       content: b.content,
       ...(b.type ? { type: b.type } : {}),
       ...(b.category !== undefined ? { category: b.category } : {}),
