@@ -1,20 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
 import { AnthropicMessagesAdapter } from './anthropic-messages/anthropic-adapter.js';
-import { EngramHttpError, upstreamError } from './errors.js';
+import { upstreamError } from './errors.js';
 import { OpenAiChatAdapter } from './openai-chat/chat-adapter.js';
 import { OpenAiResponsesAdapter } from './openai-responses/responses-adapter.js';
 import { relay } from './relay.js';
 import { RecordingSink, runScriptedTurn } from './testing/scripted-turn.js';
-
-function refusalOf(run: () => unknown): EngramHttpError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof EngramHttpError) return error;
-    throw error;
-  }
-  throw new Error('expected a refusal');
-}
+import { refusalOf } from './testing/refusal.js';
 
 const user = [{ role: 'user', content: 'hi' }];
 

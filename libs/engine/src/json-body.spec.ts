@@ -1,18 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
-import { EngramHttpError } from './errors.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan, parseJsonBody } from './json-body.js';
+import { refusalOf } from './testing/refusal.js';
 
 const nested = (depth: number): Buffer => Buffer.from('['.repeat(depth) + ']'.repeat(depth));
-
-function failureOf(run: () => unknown): EngramHttpError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof EngramHttpError) return error;
-    throw error;
-  }
-  throw new Error('expected a refusal');
-}
 
 describe('parseJsonBody', () => {
   it('parses a body up to the depth limit', () => {
@@ -24,7 +14,7 @@ describe('parseJsonBody', () => {
   });
 
   it('refuses a body nested 10,000 deep with a 400 naming the limit, without parsing it', () => {
-    const failure = failureOf(() => parseJsonBody(nested(10_000)));
+    const failure = refusalOf(() => parseJsonBody(nested(10_000)));
     expect(failure.status).toBe(400);
     expect(failure.body().error).toEqual({
       message: `the request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`,
@@ -32,7 +22,7 @@ describe('parseJsonBody', () => {
       code: 'json_too_deep',
     });
     const objects = Buffer.from('{"a":'.repeat(10_000) + '1' + '}'.repeat(10_000));
-    expect(failureOf(() => parseJsonBody(objects)).body().error.code).toBe('json_too_deep');
+    expect(refusalOf(() => parseJsonBody(objects)).body().error.code).toBe('json_too_deep');
   });
 
   it('does not count brackets inside strings, escaped quotes included', () => {
@@ -44,8 +34,8 @@ describe('parseJsonBody', () => {
   });
 
   it('answers malformed and empty bodies with 400s', () => {
-    expect(failureOf(() => parseJsonBody(Buffer.from('{"model":'))).body().error.code).toBe('invalid_json');
-    expect(failureOf(() => parseJsonBody(Buffer.alloc(0))).status).toBe(400);
+    expect(refusalOf(() => parseJsonBody(Buffer.from('{"model":'))).body().error.code).toBe('invalid_json');
+    expect(refusalOf(() => parseJsonBody(Buffer.alloc(0))).status).toBe(400);
     expect(parseJsonBody(Buffer.alloc(0), { emptyAs: {} })).toEqual({});
   });
 });

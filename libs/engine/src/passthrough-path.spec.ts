@@ -1,16 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { EngramHttpError } from './errors.js';
 import { passthroughPath } from './passthrough-path.js';
-
-function refusalOf(run: () => unknown): EngramHttpError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof EngramHttpError) return error;
-    throw error;
-  }
-  throw new Error('expected a refusal');
-}
+import { refusalOf } from './testing/refusal.js';
 
 describe('passthroughPath', () => {
   it('keeps a /v1 path and its query as the client sent them, without the pool prefix', () => {

@@ -5,7 +5,8 @@ import { describe, expect, it } from '@jest/globals';
 import { memoryEntry } from '@engram/testing';
 import { MEMORY_LIMIT_MESSAGE, MEMORY_TOOLS } from '../memory-tools.js';
 import { MemoryToolExecutor } from '../memory-tool-executor.js';
-import type { ClientSink, MemoryPort, UpstreamPort, UpstreamReply } from '../ports.js';
+import type { MemoryPort, UpstreamPort, UpstreamReply } from '../ports.js';
+import { RecordingSink } from '../testing/scripted-turn.js';
 import { runTurn } from '../turn-runner.js';
 import { OpenAiChatAdapter } from './chat-adapter.js';
 import type { ChatRequest } from './chat-types.js';
@@ -87,31 +88,6 @@ function scriptedUpstream(scripts: Script[]): UpstreamPort & { bodies: ChatReque
   };
 }
 
-function recordingSink(): ClientSink & { written: string; status: number; body: string } {
-  const sink = {
-    written: '',
-    status: 0,
-    body: '',
-    started: false,
-    signal: new AbortController().signal,
-    respond(status: number, _headers: unknown, body: string | Uint8Array) {
-      sink.status = status;
-      sink.body = String(body);
-    },
-    startStream(status: number) {
-      sink.status = status;
-      sink.started = true;
-    },
-    write(chunk: string | Uint8Array) {
-      sink.written += String(chunk);
-      return Promise.resolve();
-    },
-    end() {},
-    abort() {},
-  };
-  return sink;
-}
-
 function entry(id: string, content: string): MemoryEntry {
   return memoryEntry(id, { content });
 }
@@ -151,7 +127,7 @@ async function run(request: ChatRequest, scripts: Script[], maxIterations = 3) {
   const upstream = scriptedUpstream(scripts);
   const memory = fakeMemory();
   const jobs: ExtractExchangeData[] = [];
-  const sink = recordingSink();
+  const sink = new RecordingSink();
   const withMemory = adapter.withMemory(adapter.parseRequest(request), {
     tier1Block: '<engram-memory>\nfacts\n</engram-memory>',
     tools: MEMORY_TOOLS,
@@ -168,7 +144,7 @@ async function run(request: ChatRequest, scripts: Script[], maxIterations = 3) {
     },
     sink,
   );
-  const frames = sink.written
+  const frames = sink.body
     .split('\n\n')
     .filter((frame) => frame.startsWith('data: '))
     .map((frame) => frame.slice(6));
