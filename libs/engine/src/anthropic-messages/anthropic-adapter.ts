@@ -2,6 +2,7 @@ import type { ClientView } from '../client-view.js';
 import { clientError, type EngramHttpError } from '../errors.js';
 import { MemoryToolObjects } from '../memory-tool-objects.js';
 import { firstNonObject } from '../non-object-item.js';
+import { objectBody } from '../request-shape.js';
 import type { MemoryRound, MemoryToolDefinition, ModelTurn } from '../turn.js';
 import { sumUsage } from '../usage.js';
 import type { StreamRewriter, WireAdapter } from '../wire-adapter.js';
@@ -25,10 +26,7 @@ export class AnthropicMessagesAdapter implements WireAdapter<AnthropicRequest> {
   }
 
   parseRequest(body: unknown): AnthropicRequest {
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-      throw clientError(400, 'the request body must be a JSON object', 'invalid_body');
-    }
-    const request = body as AnthropicRequest;
+    const request = objectBody<AnthropicRequest>(body);
     if (!Array.isArray(request.messages) || !request.messages.every((m) => typeof m === 'object' && m !== null && typeof m.role === 'string')) {
       throw clientError(400, 'messages: must be an array of messages with a role', 'invalid_messages');
     }

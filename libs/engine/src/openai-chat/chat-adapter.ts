@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ClientView } from '../client-view.js';
 import { clientError, openAiErrorBody } from '../errors.js';
 import { MemoryToolObjects } from '../memory-tool-objects.js';
-import { firstNonObject } from '../non-object-item.js';
+import { checkOpenAiTools, objectBody } from '../request-shape.js';
 import type { MemoryRound, MemoryToolDefinition, ModelTurn, ToolCall } from '../turn.js';
 import { sumUsage } from '../usage.js';
 import type { StreamRewriter, WireAdapter } from '../wire-adapter.js';
@@ -24,20 +24,11 @@ export class OpenAiChatAdapter implements WireAdapter<ChatRequest> {
   }
 
   parseRequest(body: unknown): ChatRequest {
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-      throw clientError(400, 'the request body must be a JSON object', 'invalid_body');
-    }
-    const request = body as ChatRequest;
+    const request = objectBody<ChatRequest>(body);
     if (!Array.isArray(request.messages) || !request.messages.every((m) => typeof m === 'object' && m !== null && typeof m.role === 'string')) {
       throw clientError(400, '`messages` must be an array of messages with a role', 'invalid_messages');
     }
-    if (request.tools !== undefined && !Array.isArray(request.tools)) {
-      throw clientError(400, '`tools` must be an array', 'invalid_tools');
-    }
-    const badTool = request.tools === undefined ? null : firstNonObject(request.tools);
-    if (badTool) {
-      throw clientError(400, `Invalid type for 'tools[${badTool.index}]': expected an object, but got ${badTool.got} instead.`, 'invalid_type');
-    }
+    checkOpenAiTools(request.tools);
     return request;
   }
 

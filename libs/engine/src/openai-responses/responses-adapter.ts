@@ -1,7 +1,7 @@
 import type { ClientView } from '../client-view.js';
 import { clientError, openAiErrorBody } from '../errors.js';
 import { MemoryToolObjects } from '../memory-tool-objects.js';
-import { firstNonObject } from '../non-object-item.js';
+import { checkOpenAiTools, objectBody } from '../request-shape.js';
 import type { MemoryRound, MemoryToolDefinition, ModelTurn, ToolCall } from '../turn.js';
 import { sumUsage } from '../usage.js';
 import type { StreamRewriter, WireAdapter } from '../wire-adapter.js';
@@ -36,23 +36,14 @@ export class OpenAiResponsesAdapter implements WireAdapter<ResponsesRequest> {
   }
 
   parseRequest(body: unknown): ResponsesRequest {
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-      throw clientError(400, 'the request body must be a JSON object', 'invalid_body');
-    }
-    const request = body as ResponsesRequest;
+    const request = objectBody<ResponsesRequest>(body);
     if (request.input !== undefined && typeof request.input !== 'string' && !Array.isArray(request.input)) {
       throw clientError(400, '`input` must be a string or an array of items', 'invalid_input');
     }
     if (Array.isArray(request.input) && !request.input.every((item) => typeof item === 'object' && item !== null)) {
       throw clientError(400, '`input` items must be objects', 'invalid_input');
     }
-    if (request.tools !== undefined && !Array.isArray(request.tools)) {
-      throw clientError(400, '`tools` must be an array', 'invalid_tools');
-    }
-    const badTool = request.tools === undefined ? null : firstNonObject(request.tools);
-    if (badTool) {
-      throw clientError(400, `Invalid type for 'tools[${badTool.index}]': expected an object, but got ${badTool.got} instead.`, 'invalid_type');
-    }
+    checkOpenAiTools(request.tools);
     if (request.instructions !== undefined && request.instructions !== null && typeof request.instructions !== 'string') {
       throw clientError(400, '`instructions` must be a string', 'invalid_instructions');
     }
