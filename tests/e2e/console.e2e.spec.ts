@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { eventually } from '@engram/testing';
 import { launchChromium, screenshotDir } from '../support/browser.js';
 import { contentText, startGatewayStack, type GatewayStack } from '../support/gateway-fixture.js';
 import type { RecordedRequest } from '../support/scripted-http.js';
@@ -132,7 +133,8 @@ describe('the memory console in a real browser', () => {
     expect(await page.locator('tbody tr').count()).toBe(4);
     await page.getByRole('searchbox').fill('invoices postgres');
     await page.getByRole('button', { name: 'Search', exact: true }).click();
-    await page.waitForFunction("document.querySelectorAll('tbody tr').length === 1");
+    // Polled from the test side: a string predicate is evaluated in the page, which the console's CSP refuses.
+    await eventually(async () => expect(await page.locator('tbody tr').count()).toBe(1), { timeout: 10_000 });
     expect(await row('postgres').isVisible()).toBe(true);
     await shoot('2-memories-search-results');
     await page.getByRole('button', { name: 'Clear search' }).click();
