@@ -1,5 +1,5 @@
 import { MemoryError, type ConsolidateRequest, type RefreshRequest, type StoreRequest, type UpdateRequest } from '@engram/contracts';
-import { WriteRejection, type Category, type MemorySource, type MemoryType, type WriteContext } from '@engram/domain';
+import { WriteRejection, type Category, type MemoryType, type StoreCommand, type WriteContext } from '@engram/domain';
 import { idempotentMemoryId } from './idempotency.js';
 import { newEventId } from './ids.js';
 import {
@@ -38,16 +38,8 @@ export function requiredId(id: unknown): string {
   return id;
 }
 
-export interface StoreFields {
-  /** Named by the caller, or derived from its idempotency key. */
-  readonly chosenId: string | undefined;
-  readonly type: MemoryType;
-  readonly category: Category | null;
-  readonly content: string;
-  readonly confidence: number;
-  readonly source: MemorySource;
-  readonly dedupe: boolean;
-}
+/** A store request once validated: the domain's command without what the pipeline supplies (context, fresh ids). */
+export type StoreFields = Omit<StoreCommand, 'context' | 'freshId'>;
 
 export function storeFieldsOf(request: StoreRequest, context: WriteContext): StoreFields {
   const content = validContent(request.content);
