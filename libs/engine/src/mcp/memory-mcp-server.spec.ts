@@ -4,28 +4,13 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from '@jest/globals';
+import { memoryEntry } from '@engram/testing';
 import { MemoryToolExecutor } from '../memory-tool-executor.js';
 import type { MemoryPort } from '../ports.js';
 import { createMemoryMcpServer } from './memory-mcp-server.js';
 
 function entry(id: string, content: string): MemoryEntry {
-  return {
-    id,
-    pool: 'alpha',
-    type: 'MEMORY',
-    category: null,
-    content,
-    confidence: 1,
-    createdAt: '',
-    updatedAt: '',
-    lastReferenced: null,
-    referenceCount: 0,
-    isConfirmed: false,
-    isArchived: false,
-    source: 'llm',
-    supersededBy: null,
-    supersedes: [],
-  };
+  return memoryEntry(id, { pool: 'alpha', content });
 }
 
 /** A memory service double holding `count` entries of pool alpha; `down` makes every call fail as unreachable. */
