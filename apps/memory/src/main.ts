@@ -27,6 +27,7 @@ async function bootstrap(): Promise<void> {
           embeddings: {
             embedder: new OpenAiEmbeddingsClient(config.embeddings),
             queryTimeoutMs: config.embeddings.queryTimeoutMs,
+            minSimilarity: config.embeddings.minSimilarity,
             observer: metrics,
           },
         }

@@ -31,6 +31,7 @@ const EnvSchema = z.object({
   EMBEDDINGS_API_KEY: z.string().optional(),
   EMBEDDINGS_MODEL: z.string().min(1).default('text-embedding-3-small'),
   EMBEDDINGS_QUERY_TIMEOUT_MS: positiveInt.default(800),
+  EMBEDDINGS_MIN_SIMILARITY: z.coerce.number().min(-1).max(1).default(0.3),
   WORKER_HEALTH_PORT: port.default(4003),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
@@ -76,6 +77,11 @@ export interface EmbeddingsConfig {
   readonly model: string;
   /** How long a search waits for its query's embedding before answering by words alone. */
   readonly queryTimeoutMs: number;
+  /**
+   * Vector neighbours less similar (cosine) than this are not returned, so a question nothing
+   * answers gets no neighbours rather than the least unrelated ones. Model-dependent: README, "Hybrid search".
+   */
+  readonly minSimilarity: number;
 }
 
 export class ConfigError extends Error {
@@ -122,6 +128,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): E
           apiKey: e.EMBEDDINGS_API_KEY,
           model: e.EMBEDDINGS_MODEL,
           queryTimeoutMs: e.EMBEDDINGS_QUERY_TIMEOUT_MS,
+          minSimilarity: e.EMBEDDINGS_MIN_SIMILARITY,
         }
       : null,
   };

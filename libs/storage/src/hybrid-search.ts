@@ -22,6 +22,8 @@ export interface HybridSearchDeps {
   readonly vectors: Pick<VectorStore, 'nearest' | 'missingCount'>;
   readonly embedder: Embedder;
   readonly queryTimeoutMs: number;
+  /** Vector neighbours less similar (cosine) than this are not returned; 0 or below: every neighbour. */
+  readonly minSimilarity: number;
   readonly entry: (id: string) => MemoryEntry | undefined;
   readonly logger: Logger;
   readonly observer?: SearchObserver;
@@ -67,9 +69,9 @@ export class HybridSearch {
       const vector = await this.queryVector(query.query);
       near = this.deps.vectors.nearest({
         pool: query.pool,
-        model: this.deps.embedder.model,
         vector,
         limit: depth,
+        minSimilarity: this.deps.minSimilarity,
         includeArchived: query.includeArchived,
         ...(query.category ? { category: query.category } : {}),
       });

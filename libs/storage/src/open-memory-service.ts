@@ -30,6 +30,10 @@ export interface MemoryServiceOptions {
   readonly embeddings?: {
     readonly embedder: Embedder;
     readonly queryTimeoutMs: number;
+    /** Vector neighbours less similar (cosine) than this are not returned (EMBEDDINGS_MIN_SIMILARITY). */
+    readonly minSimilarity: number;
+    /** Default `quantised`; `exact` scans every vector (the reference the bench compares with). */
+    readonly scan?: 'quantised' | 'exact';
     readonly observer?: SearchObserver;
   };
 }
@@ -95,13 +99,21 @@ function openHybridSearch(
   embeddings: NonNullable<MemoryServiceOptions['embeddings']>,
   logger: Logger,
 ): { readonly store: VectorStore; readonly search: HybridSearch } {
-  const store = VectorStore.attach(db, dataDir.vectorsPath);
+  const store = VectorStore.attach(db, dataDir.vectorsPath, {
+    model: embeddings.embedder.model,
+    logger,
+    ...(embeddings.scan ? { scan: embeddings.scan } : {}),
+  });
   const entries = store.sync([...queries.allEntries()]);
-  logger.info({ entries, model: embeddings.embedder.model }, 'hybrid search on: vectors.db attached');
+  logger.info(
+    { entries, withVector: store.indexedCount(), model: embeddings.embedder.model, minSimilarity: embeddings.minSimilarity },
+    'hybrid search on: vectors.db attached',
+  );
   const search = new HybridSearch({
     vectors: store,
     embedder: embeddings.embedder,
     queryTimeoutMs: embeddings.queryTimeoutMs,
+    minSimilarity: embeddings.minSimilarity,
     entry: (id) => queries.get(id),
     logger,
     ...(embeddings.observer ? { observer: embeddings.observer } : {}),

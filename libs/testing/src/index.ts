@@ -3,3 +3,4 @@ export * from './eventually.js';
 export * from './factories.js';
 export * from './recording-logger.js';
 export * from './temp-data-dir.js';
+export * from './clustered-vectors.js';
