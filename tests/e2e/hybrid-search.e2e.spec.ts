@@ -1,4 +1,6 @@
 import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { type MemoryClient, MemoryPattern, readInternalToken } from '@engram/contracts';
@@ -8,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { eventually } from '@engram/testing';
 import { repoRoot } from '../support/compose.js';
 import { startRedis, type TestRedis } from '../support/redis.js';
-import { ScriptedEmbeddings } from '../support/scripted-embeddings.js';
+import { embed, ScriptedEmbeddings } from '../support/scripted-embeddings.js';
 import { startMemory, startWorker, type RunningMemory, type RunningWorker } from '../support/stack.js';
 
 const run = promisify(execFile);
@@ -17,6 +19,9 @@ const pool = 'hybrid';
 const SEDAN = 'Drives a blue sedan to the office every day';
 // Shares no word with SEDAN; only its meaning (the scripted model puts "automobile" and "sedan" together).
 const MEANING_QUERY = 'which automobile';
+// Shares neither a word nor a concept with any stored text.
+const NOTHING_ANSWERS = 'favourite opera singer';
+const engram = join(repoRoot, 'apps/memory/bin/engram.js');
 
 describe('hybrid search through an embeddings endpoint', () => {
   let redis: TestRedis;
@@ -44,7 +49,7 @@ describe('hybrid search through an embeddings endpoint', () => {
       EMBEDDINGS_BASE_URL: embeddings.baseUrl,
       EMBEDDINGS_API_KEY: 'sk-embed',
       EMBEDDINGS_MODEL: 'scripted-embed-1',
-      EMBEDDINGS_QUERY_TIMEOUT_MS: '300',
+      EMBEDDINGS_QUERY_TIMEOUT_MS: '1500',
     };
     memory = await startMemory({ ...env, REDIS_URL: redis.url });
     worker = await startWorker({ ...env, ...memory.clientEnv, CONSOLIDATION_MODEL: 'off' });
@@ -91,6 +96,16 @@ describe('hybrid search through an embeddings endpoint', () => {
     expect((await search(MEANING_QUERY))[0]).toBe(SEDAN);
   });
 
+  it('returns no vector neighbour less similar than EMBEDDINGS_MIN_SIMILARITY (default 0.3): a question nothing answers finds nothing', async () => {
+    const cosine = (a: Float32Array, b: Float32Array): number => a.reduce((sum, value, i) => sum + value * b[i]!, 0);
+    const stored = [SEDAN, 'Prefers PostgreSQL for new services', 'Has a puppy named Biscuit'];
+    // The scripted model's similarities: unrelated texts 0 (below the floor), the automobile question and the sedan 0.71.
+    for (const text of stored) expect(cosine(embed(NOTHING_ANSWERS), embed(text))).toBeLessThan(0.3);
+    expect(cosine(embed(MEANING_QUERY), embed(SEDAN))).toBeGreaterThan(0.7);
+    expect(await search(NOTHING_ANSWERS)).toEqual([]);
+    expect(await search(MEANING_QUERY)).toEqual([SEDAN]);
+  });
+
   it('keeps the vectors through `engram replay`: search by meaning works again without new endpoint calls for entries', async () => {
     const dataDir = memory.dataDir;
     await client.close();
@@ -106,6 +121,50 @@ describe('hybrid search through an embeddings endpoint', () => {
     expect((await search(MEANING_QUERY))[0]).toBe(SEDAN);
     // Only the query was embedded (it was cached by the previous process, not by this one).
     expect(embeddings.inputs.slice(inputsBefore)).toEqual([MEANING_QUERY]);
+  });
+
+  it('`engram verify` reports active entries without a vector of the configured model', async () => {
+    const verify = async (model: string): Promise<string> =>
+      (
+        await run('node', [engram, 'verify', '--data-dir', memory.dataDir], {
+          cwd: repoRoot,
+          env: { ...process.env, EMBEDDINGS_BASE_URL: embeddings.baseUrl, EMBEDDINGS_MODEL: model },
+        })
+      ).stdout;
+    await client.close();
+    await worker.stop();
+    await memory.stop({ keepData: true });
+    expect(await verify('scripted-embed-1')).toMatch(/vectors: every one of 3 active entries has a vector of scripted-embed-1/);
+    // A model nothing was embedded with yet: every entry lacks one, and verify still passes (exit 0).
+    expect(await verify('scripted-embed-2')).toMatch(/^ok: [\s\S]*vectors: 3 of 3 active entries have no vector of scripted-embed-2 yet/);
+    memory = await startMemory({ ...env, REDIS_URL: redis.url }, { dataDir: memory.dataDir });
+    worker = await startWorker({ ...env, ...memory.clientEnv, CONSOLIDATION_MODEL: 'off' });
+    client = connect(memory);
+  });
+
+  it('`engram backup` copies vectors.db: a restore searches by meaning without sending stored texts to the endpoint again', async () => {
+    const backup = join(mkdtempSync(join(tmpdir(), 'engram-backup-')), 'copy');
+    const restored = mkdtempSync(join(tmpdir(), 'engram-restored-'));
+    try {
+      const made = await run('node', [engram, 'backup', '--to', backup, '--data-dir', memory.dataDir], { cwd: repoRoot });
+      expect(made.stdout).toMatch(/backed up/);
+      await run('node', [engram, 'restore', '--from', backup, '--data-dir', restored], { cwd: repoRoot });
+      const inputsBefore = embeddings.inputs.length;
+      const second = await startMemory({ ...env, REDIS_URL: redis.url }, { dataDir: restored });
+      const secondClient = second.client(10_000);
+      try {
+        const hits = await secondClient.call(MemoryPattern.Search, { pool, query: `${MEANING_QUERY} restored`, limit: 3 });
+        expect(hits[0]?.entry.content).toBe(SEDAN);
+        // Only the query went to the endpoint.
+        expect(embeddings.inputs.slice(inputsBefore)).toEqual([`${MEANING_QUERY} restored`]);
+      } finally {
+        await secondClient.close();
+        await second.stop({ keepData: true });
+      }
+    } finally {
+      rmSync(join(backup, '..'), { recursive: true, force: true });
+      rmSync(restored, { recursive: true, force: true });
+    }
   });
 
   it('forgets the vector of purged content', async () => {

@@ -74,12 +74,16 @@ export class ScriptedEmbeddings {
   private constructor(
     private readonly server: ScriptedHttpServer,
     readonly apiKey: string | undefined,
+    private readonly vectorOf: (text: string, dimensions: number) => Float32Array,
   ) {}
 
-  static async start(options: { readonly apiKey?: string } = {}): Promise<ScriptedEmbeddings> {
+  /** `vectorOf`: another text-to-vector mapping than the concepts above (the hybrid bench's clustered vectors). */
+  static async start(
+    options: { readonly apiKey?: string; readonly vectorOf?: (text: string, dimensions: number) => Float32Array } = {},
+  ): Promise<ScriptedEmbeddings> {
     const holder: { instance?: ScriptedEmbeddings } = {};
     const server = await ScriptedHttpServer.start((request, response) => holder.instance?.answer(request, response));
-    holder.instance = new ScriptedEmbeddings(server, options.apiKey);
+    holder.instance = new ScriptedEmbeddings(server, options.apiKey, options.vectorOf ?? embed);
     return holder.instance;
   }
 
@@ -119,7 +123,7 @@ export class ScriptedEmbeddings {
     let tokens = 0;
     const data = (input as string[]).map((text, index) => {
       tokens += text.split(/\s+/).length;
-      const vector = embed(text, dimensions);
+      const vector = this.vectorOf(text, dimensions);
       return { object: 'embedding', index, embedding: base64 ? Buffer.from(vector.buffer).toString('base64') : Array.from(vector) };
     });
     response.writeHead(200, { 'content-type': 'application/json' });

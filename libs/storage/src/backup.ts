@@ -1,7 +1,7 @@
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Logger } from 'pino';
-import { copyDatabase } from './database.js';
+import { copyDatabase, copySqliteFile } from './database.js';
 import { DataDir } from './data-dir.js';
 import { EventLog } from './event-log.js';
 
@@ -15,9 +15,12 @@ export interface BackupManifest {
   readonly logSeq: number;
   readonly segments: readonly string[];
   readonly pools: readonly string[];
+  /** Whether `vectors.db` (hybrid search's embeddings) was copied: absent in backups made before it was. */
+  readonly vectors?: boolean;
 }
 
 export const MANIFEST_FILE = 'backup.json';
+export const VECTORS_FILE = 'vectors.db';
 
 /**
  * A consistent copy of a data dir while the memory service keeps running: the database through
@@ -25,6 +28,8 @@ export const MANIFEST_FILE = 'backup.json';
  * log segments (append-only: a line torn by a concurrent append is cut from the copy, and every
  * line up to the copied seq is checked), then the flat files (each one rewritten atomically).
  * The database is copied first, so the log copy always reaches at least the database's seq.
+ * `vectors.db` is copied too (keyed by content hash, it fits any log): a restore then searches by
+ * meaning at once, without sending every text to the embeddings endpoint again.
  */
 export async function backupDataDir(dataDirPath: string, target: string, logger: Logger): Promise<BackupManifest> {
   const dataDir = new DataDir(resolve(dataDirPath));
@@ -49,6 +54,9 @@ export async function backupDataDir(dataDirPath: string, target: string, logger:
     throw new Error(`the log copy ends at seq ${logSeq}, before the database's ${databaseSeq}: the log was changed during the backup`);
   }
 
+  const vectors = existsSync(dataDir.vectorsPath);
+  if (vectors) await copySqliteFile(dataDir.vectorsPath, join(partial, VECTORS_FILE));
+
   const pools = existsSync(dataDir.poolsDir) ? readdirSync(dataDir.poolsDir).sort() : [];
   for (const pool of pools) {
     const from = dataDir.poolDir(pool);
@@ -58,7 +66,7 @@ export async function backupDataDir(dataDirPath: string, target: string, logger:
     for (const file of readdirSync(from).filter((name) => name.endsWith('.md'))) copyFileSync(join(from, file), join(to, file));
   }
 
-  const manifest: BackupManifest = { format: 1, createdAt: new Date().toISOString(), databaseSeq, logSeq, segments, pools };
+  const manifest: BackupManifest = { format: 1, createdAt: new Date().toISOString(), databaseSeq, logSeq, segments, pools, vectors };
   writeFileSync(join(partial, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
   rmSync(target, { recursive: true, force: true });
   renameSync(partial, target);

@@ -66,6 +66,12 @@ export function checkedLastSeq(path: string): number {
 
 /** An online copy of the database into one self-contained file (no WAL); returns the copy's last applied seq. */
 export async function copyDatabase(source: string, destination: string): Promise<number> {
+  await copySqliteFile(source, destination);
+  return checkedLastSeq(destination);
+}
+
+/** An online copy of any SQLite file of the data dir (engram.db, vectors.db) beside its writer, as one self-contained file. */
+export async function copySqliteFile(source: string, destination: string): Promise<void> {
   const db = openReadOnlyDatabase(source);
   try {
     await db.backup(destination);
@@ -79,7 +85,6 @@ export async function copyDatabase(source: string, destination: string): Promise
   } finally {
     copy.close();
   }
-  return checkedLastSeq(destination);
 }
 
 /** Moves the file's WAL into it, if it opens at all (a corrupt file's WAL is worthless anyway). */

@@ -10,6 +10,7 @@ import { EventLog } from './event-log.js';
 import { fsyncPath } from './fsync.js';
 import { catchUp } from './open-memory-service.js';
 import { Projection } from './projection.js';
+import { vectorCoverage, type VectorCoverage } from './vector-store.js';
 
 /** The log as a replay reads it. */
 export interface EventSource {
@@ -29,6 +30,11 @@ export interface VerifyResult {
   readonly problems: readonly string[];
   readonly lastSeq: number;
   readonly memories: number;
+  /**
+   * With hybrid search configured: active entries without a vector of the model. Not a problem (the
+   * worker embeds them while the memory service runs; search finds them by words meanwhile), a report.
+   */
+  readonly vectors?: VectorCoverage;
 }
 
 /**
@@ -71,8 +77,11 @@ export async function replayDataDir(root: string, logger: Logger): Promise<Repla
   }
 }
 
-/** `engram verify`: log checksums, database integrity, and database == replay(log). */
-export async function verifyDataDir(root: string, logger: Logger): Promise<VerifyResult> {
+/**
+ * `engram verify`: log checksums, database integrity, and database == replay(log); with
+ * `embeddingsModel` (hybrid search on), how many active entries have no vector of it.
+ */
+export async function verifyDataDir(root: string, logger: Logger, options: { readonly embeddingsModel?: string } = {}): Promise<VerifyResult> {
   const dataDir = new DataDir(root);
   if (!existsSync(root)) return { ok: false, problems: [`data dir ${root} does not exist`], lastSeq: 0, memories: 0 };
   const lock = DataDirLock.acquire(dataDir.lockPath);
@@ -99,7 +108,8 @@ export async function verifyDataDir(root: string, logger: Logger): Promise<Verif
       } catch (error) {
         problems.push(`full-text index: ${error instanceof Error ? error.message : String(error)}`);
       }
-      return { ok: problems.length === 0, problems, lastSeq: log.lastSeq, memories: projection.queries.count() };
+      const vectors = options.embeddingsModel ? vectorCoverage(dataDir.vectorsPath, options.embeddingsModel, projection.queries.allEntries()) : undefined;
+      return { ok: problems.length === 0, problems, lastSeq: log.lastSeq, memories: projection.queries.count(), ...(vectors ? { vectors } : {}) };
     } finally {
       projection.close();
     }

@@ -1,7 +1,7 @@
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Logger } from 'pino';
-import { checkLogCopy, MANIFEST_FILE, type BackupManifest } from './backup.js';
+import { checkLogCopy, MANIFEST_FILE, VECTORS_FILE, type BackupManifest } from './backup.js';
 import { checkedLastSeq } from './database.js';
 import { DataDir } from './data-dir.js';
 import { DataDirLock } from './data-dir-lock.js';
@@ -14,12 +14,15 @@ export interface RestoreReport {
 
 /** What a data dir holds besides its lock: moved aside as a whole, replaced as a whole. */
 const DATA_ENTRIES = ['engram.db', 'engram.db-wal', 'engram.db-shm', 'events', 'pools'];
+/** Replaced only by a backup that has one; otherwise kept (keyed by content hash, its vectors fit any log and save endpoint calls). */
+const VECTOR_ENTRIES = [VECTORS_FILE, `${VECTORS_FILE}-wal`, `${VECTORS_FILE}-shm`];
 
 /**
  * Puts a backup in place of a data dir. Refuses while the memory service (or another CLI command)
  * holds the data dir, and checks the backup before touching anything. The previous content is
  * moved to `pre-restore-<time>/` inside the data dir. On its next start the memory service
- * catches the database up from the restored log.
+ * catches the database up from the restored log. The backup's `vectors.db` replaces the data dir's;
+ * a backup without one (made before backups had it) leaves the data dir's in place.
  */
 export async function restoreDataDir(backupPath: string, dataDirPath: string, logger: Logger): Promise<RestoreReport> {
   const backup = resolve(backupPath);
@@ -36,7 +39,9 @@ export async function restoreDataDir(backupPath: string, dataDirPath: string, lo
   mkdirSync(dataDir.root, { recursive: true });
   const lock = DataDirLock.acquire(dataDir.lockPath);
   try {
-    const present = DATA_ENTRIES.filter((entry) => existsSync(join(dataDir.root, entry)));
+    const backupVectors = join(backup, VECTORS_FILE);
+    const replaced = existsSync(backupVectors) ? [...DATA_ENTRIES, ...VECTOR_ENTRIES] : DATA_ENTRIES;
+    const present = replaced.filter((entry) => existsSync(join(dataDir.root, entry)));
     let movedAside: string | null = null;
     if (present.length > 0) {
       movedAside = join(dataDir.root, `pre-restore-${new Date().toISOString().replace(/[:.]/g, '-')}`);
@@ -48,6 +53,10 @@ export async function restoreDataDir(backupPath: string, dataDirPath: string, lo
     if (existsSync(join(backup, 'engram.db'))) {
       copyFileSync(join(backup, 'engram.db'), `${dataDir.databasePath}.restore-tmp`);
       renameSync(`${dataDir.databasePath}.restore-tmp`, dataDir.databasePath);
+    }
+    if (existsSync(backupVectors)) {
+      copyFileSync(backupVectors, `${dataDir.vectorsPath}.restore-tmp`);
+      renameSync(`${dataDir.vectorsPath}.restore-tmp`, dataDir.vectorsPath);
     }
     return { manifest, movedAside };
   } finally {

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import type { Category, MemoryEvent } from '@engram/domain';
 import { vectorToBlob } from '@engram/embeddings';
@@ -5,6 +6,7 @@ import type { Logger } from 'pino';
 import * as sqliteVec from 'sqlite-vec';
 import { BINARY_CODE_SCHEME, binaryCode, codeFromBlob, codeToBlob } from './binary-code.js';
 import { contentHash } from './content-hash.js';
+import { openReadOnlyDatabase } from './database.js';
 import { VectorIndex } from './vector-index.js';
 
 /**
@@ -388,4 +390,44 @@ export class VectorStore {
     this.db.pragma('vectors.incremental_vacuum');
     this.options.logger.info({ model: this.options.model, deleted: vectors }, "deleted the vectors of models no longer configured: the configured model's cover every entry");
   }
+}
+
+/** How many active entries there are, and how many of them have no vector of the model. */
+export interface VectorCoverage {
+  readonly model: string;
+  readonly entries: number;
+  readonly missing: number;
+}
+
+/**
+ * For `engram verify`: which active entries have no vector of `model` in the vectors file (read
+ * beside nothing: verify holds the data dir). No file: none has one.
+ */
+export function vectorCoverage(
+  path: string,
+  model: string,
+  entries: Iterable<{ readonly content: string; readonly isArchived: boolean }>,
+): VectorCoverage {
+  const hashes = new Set<string>();
+  if (existsSync(path)) {
+    const db = openReadOnlyDatabase(path);
+    try {
+      const hasTable = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'embeddings'").get() !== undefined;
+      if (hasTable) {
+        for (const row of db.prepare<[string], { content_hash: string }>('SELECT content_hash FROM embeddings WHERE model = ?').iterate(model)) {
+          hashes.add(row.content_hash);
+        }
+      }
+    } finally {
+      db.close();
+    }
+  }
+  let active = 0;
+  let missing = 0;
+  for (const entry of entries) {
+    if (entry.isArchived) continue;
+    active++;
+    if (!hashes.has(contentHash(entry.content))) missing++;
+  }
+  return { model, entries: active, missing };
 }

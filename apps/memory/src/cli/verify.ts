@@ -1,5 +1,6 @@
 import { Command } from 'commander';
-import { verifyDataDir } from '@engram/storage';
+import { loadConfig } from '@engram/config';
+import { verifyDataDir, type VerifyResult } from '@engram/storage';
 import { cliLogger, defaultDataDir } from './cli-logger.js';
 
 /** `engram verify [--data-dir D]`: exit 0 when consistent, 1 when not. */
@@ -9,13 +10,27 @@ export function verifyCommand(): Command {
     .option('--data-dir <dir>', 'data dir (default: $ENGRAM_DATA_DIR or ./data)')
     .action(async (options: { dataDir?: string }) => {
       const dataDir = options.dataDir ?? defaultDataDir();
-      const result = await verifyDataDir(dataDir, cliLogger());
+      const embeddingsModel = loadConfig(process.env).embeddings?.model;
+      const result = await verifyDataDir(dataDir, cliLogger(), embeddingsModel ? { embeddingsModel } : {});
       if (result.ok) {
         process.stdout.write(`ok: log checksums valid, database equals replay(log) at seq ${result.lastSeq}, ${result.memories} memories\n`);
+        process.stdout.write(vectorLine(result));
         return;
       }
+      process.stdout.write(vectorLine(result));
       process.stdout.write(`FAILED: ${dataDir}\n${result.problems.map((problem) => `  - ${problem}`).join('\n')}\n`);
       process.stdout.write('Fix: `engram replay` rebuilds the database from the log; a damaged log line needs the segment restored from a backup.\n');
       process.exitCode = 1;
     });
+}
+
+/** Entries without a vector are a report, not a failure: the worker embeds them while the memory service runs. */
+function vectorLine(result: VerifyResult): string {
+  const { vectors } = result;
+  if (!vectors) return '';
+  if (vectors.missing === 0) return `vectors: every one of ${vectors.entries} active entries has a vector of ${vectors.model}\n`;
+  return (
+    `vectors: ${vectors.missing} of ${vectors.entries} active entries have no vector of ${vectors.model} yet ` +
+    '(the worker embeds them while the memory service and worker run; until then search finds them by words alone)\n'
+  );
 }
