@@ -97,6 +97,8 @@ interface EntryState {
 export class VectorStore {
   private readonly statements;
   private readonly index = new VectorIndex();
+  /** Query vectors are cached by the hybrid search (by text): their codes with them. */
+  private readonly queryCodes = new WeakMap<Float32Array, Int32Array>();
   /** Whether vectors of models other than the configured one may still be stored (cleared once they are deleted). */
   private otherModels: boolean;
 
@@ -295,9 +297,14 @@ export class VectorStore {
    */
   nearest(query: NearestQuery): NearEntry[] {
     const count = this.options.scan === 'exact' ? Number.POSITIVE_INFINITY : Math.max(RERANK_MIN, query.limit * RERANK_FACTOR);
+    let code = this.queryCodes.get(query.vector);
+    if (!code) {
+      code = binaryCode(query.vector);
+      this.queryCodes.set(query.vector, code);
+    }
     const candidates = this.index.candidates({
       pool: query.pool,
-      code: binaryCode(query.vector),
+      code,
       count,
       includeArchived: query.includeArchived,
       ...(query.category ? { category: query.category } : {}),
