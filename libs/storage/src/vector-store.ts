@@ -286,6 +286,8 @@ export class VectorStore {
       }
     })();
     for (const hash of indexed) for (const { memory_id } of this.statements.entriesWithHash.all(hash)) this.refresh(memory_id);
+    // A worker still configured with another model: its vectors go with the next clean-up.
+    if (model !== this.options.model && added > 0) this.otherModels = true;
     if (model === this.options.model && added > 0) this.dropOtherModelsIfCovered();
     return added;
   }
