@@ -165,10 +165,12 @@ export class VectorStore {
          WHERE m.is_archived = 0
            AND NOT EXISTS (SELECT 1 FROM vectors.embeddings AS e WHERE e.model = ? AND e.content_hash = h.content_hash)`,
       ),
-      // Exact cosine (sqlite-vec, in C) for the candidates the codes found, each text once.
+      // Exact cosine (sqlite-vec, in C) for the candidates the codes found, each text once. CROSS JOIN
+      // keeps the candidates the outer loop: otherwise SQLite walks every vector of the model and scans
+      // the candidate list for each (candidates x vectors steps).
       rerank: db.prepare<[Buffer, string, string], { hash: string; distance: number }>(
         `SELECT e.content_hash AS hash, vec_distance_cosine(e.vector, ?) AS distance
-         FROM json_each(?) AS j JOIN vectors.embeddings AS e ON e.model = ? AND e.content_hash = j.value`,
+         FROM json_each(?) AS j CROSS JOIN vectors.embeddings AS e ON e.model = ? AND e.content_hash = j.value`,
       ),
     };
     this.otherModels = this.statements.otherModelPresent.get(options.model) !== undefined;
