@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -148,6 +148,8 @@ describe('hybrid search through an embeddings endpoint', () => {
     try {
       const made = await run('node', [engram, 'backup', '--to', backup, '--data-dir', memory.dataDir], { cwd: repoRoot });
       expect(made.stdout).toMatch(/backed up/);
+      // Self-contained copies: no -wal/-shm beside either database.
+      expect(readdirSync(backup).sort()).toEqual(['backup.json', 'engram.db', 'events', 'pools', 'vectors.db']);
       await run('node', [engram, 'restore', '--from', backup, '--data-dir', restored], { cwd: repoRoot });
       const inputsBefore = embeddings.inputs.length;
       const second = await startMemory({ ...env, REDIS_URL: redis.url }, { dataDir: restored });
