@@ -95,9 +95,12 @@ describe('npm start: the three services on this machine, without Docker', () => 
   let supervisor: Supervisor | undefined;
   const dirs: string[] = [];
 
+  const others: Supervisor[] = [];
+
   afterEach(async () => {
     supervisor?.killEverything();
     supervisor = undefined;
+    for (const other of others.splice(0)) other.killEverything();
     await redis?.stop();
     redis = undefined;
     for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
@@ -148,12 +151,33 @@ describe('npm start: the three services on this machine, without Docker', () => 
     await expect(fetch(`http://127.0.0.1:${ports.GATEWAY_PORT}/healthz`)).rejects.toThrow();
   }, 180_000);
 
+  it('npm run start:memory, start:worker and start:gateway started at once build once and all three run', async () => {
+    redis = await startRedis();
+    const dataDir = mkdtempSync(join(tmpdir(), 'engram-start-data-'));
+    dirs.push(dataDir);
+    const { env, ports } = await servicesEnv(redis.url, dataDir);
+    // Three terminals (or a process manager) within the same second.
+    const starts = ['memory', 'worker', 'gateway'].map((service) => Supervisor.start('npm', ['run', `start:${service}`], env, repoRoot));
+    others.push(...starts);
+
+    await waitForHttp(`http://127.0.0.1:${ports.MEMORY_HEALTH_PORT}/healthz`, 240_000);
+    await waitForHttp(`http://127.0.0.1:${ports.WORKER_HEALTH_PORT}/healthz`, 60_000);
+    await waitForHttp(`http://127.0.0.1:${ports.GATEWAY_PORT}/readyz`, 60_000);
+    const outputs = starts.map((start) => start.stdout + start.stderr);
+    expect(outputs.filter((output) => output.includes('> engram@0.1.0 build'))).toHaveLength(1);
+    expect(outputs.filter((output) => output.includes('using the build another start has just made'))).toHaveLength(2);
+    for (const output of outputs) expect(output).not.toContain('Found another Vite build process');
+
+    const pids = starts.flatMap((start, index) => start.pidsOf(['memory', 'worker', 'gateway'][index]!));
+    for (const start of starts) start.pressCtrlC();
+    await Promise.all(starts.map((start) => start.waitFor(/stopped$/m, 30_000)));
+    expect(pids.filter(isAlive)).toEqual([]);
+  }, 300_000);
+
   it('npm run start:memory starts the memory service alone and restarts it when it crashes', async () => {
-    // The script builds, then runs exactly this; the build is what `npm start` above already did.
+    // What the script runs once built (the test above builds through it).
     const scripts = (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
-    for (const service of ['memory', 'worker', 'gateway']) {
-      expect(scripts[`start:${service}`]).toBe(`npm run build && node ops/start.mjs ${service}`);
-    }
+    expect(scripts['start:memory']).toBe('node ops/build-once.mjs && node ops/start.mjs memory');
     redis = await startRedis();
     const dataDir = mkdtempSync(join(tmpdir(), 'engram-start-data-'));
     dirs.push(dataDir);
