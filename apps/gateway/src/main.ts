@@ -21,6 +21,7 @@ import type { FastifyInstance } from 'fastify';
 import { AppModule } from './app.module.js';
 import { serveConsole } from './http/console-assets.js';
 import { OpenAiErrorFilter } from './http/openai-error.filter.js';
+import { guardOpenMode } from './http/open-mode-guard.js';
 import { ChangeSubscriberRepository } from './repositories/change-subscriber.repository.js';
 import { ExtractionQueueRepository } from './repositories/extraction-queue.repository.js';
 import { MetricsRepository } from './repositories/metrics.repository.js';
@@ -129,6 +130,7 @@ async function bootstrap(): Promise<void> {
     void reply.header('x-request-id', request.id);
     done();
   });
+  if (keys.open) guardOpenMode(fastify, config.allowedHosts, logger);
   fastify.addHook('onResponse', (request, reply, done) => {
     const level = QUIET_PATHS.has(request.url) ? 'debug' : 'info';
     logger[level](

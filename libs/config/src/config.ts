@@ -2,6 +2,8 @@ import { z } from 'zod';
 
 const port = z.coerce.number().int().min(0).max(65_535);
 const positiveInt = z.coerce.number().int().positive();
+/** A DNS name, `.domain` (every name under it) or `*`: an entry of ENGRAM_ALLOWED_HOSTS. */
+const HOST_NAME = /^(\*|\.?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*)$/;
 
 /** The one schema of Engram's environment (DESIGN.md, "Configuration"). Each entry point hands process.env to loadConfig; nothing else interprets it. */
 const EnvSchema = z.object({
@@ -19,6 +21,16 @@ const EnvSchema = z.object({
   ANTHROPIC_UPSTREAM_BASE_URL: z.string().url().default('https://api.anthropic.com'),
   ANTHROPIC_UPSTREAM_API_KEY: z.string().optional(),
   ENGRAM_API_KEYS: z.string().optional(),
+  ENGRAM_ALLOWED_HOSTS: z
+    .string()
+    .transform((value) =>
+      value
+        .split(',')
+        .map((entry) => entry.trim().toLowerCase())
+        .filter((entry) => entry !== ''),
+    )
+    .pipe(z.array(z.string().regex(HOST_NAME, 'each entry must be a host name without port (engram.lan), .domain for every name under it, or *')))
+    .default([]),
   METRICS_TOKEN: z.string().optional(),
   ENGRAM_INTERNAL_TOKEN: z.string().min(16).optional(),
   TIER1_MAX_CHARS: positiveInt.default(400),
@@ -58,6 +70,8 @@ export interface EngramConfig {
   };
   /** Raw `key1=work+home,key2=*`; parsed by the gateway's auth. Undefined: open mode. */
   readonly apiKeys: string | undefined;
+  /** Host names an open gateway answers besides IP addresses and localhost (DNS rebinding guard); `*`: any. */
+  readonly allowedHosts: readonly string[];
   /** Bearer that reads `/metrics` (besides any Engram key). Undefined: Engram keys only, or open in open mode. */
   readonly metricsToken: string | undefined;
   /** Credential of every memory RPC call. Undefined: memory generates one into the data dir, the others read it there. */
@@ -116,6 +130,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): E
       anthropicApiKey: e.ANTHROPIC_UPSTREAM_API_KEY,
     },
     apiKeys: e.ENGRAM_API_KEYS,
+    allowedHosts: e.ENGRAM_ALLOWED_HOSTS,
     metricsToken: e.METRICS_TOKEN,
     internalToken: e.ENGRAM_INTERNAL_TOKEN,
     tier1MaxChars: e.TIER1_MAX_CHARS,

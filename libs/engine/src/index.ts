@@ -12,7 +12,8 @@
  * - `memory-tools.ts` / `memory-tool-executor.ts`: the six tools and their execution.
  * - `tier1-cache.ts`, `marker-stripper.ts`, `client-view.ts`, `extraction.ts`.
  * - `api-keys.ts`, `pool-selection.ts`, `errors.ts`: auth, pools and error shape for every surface;
- *   `network-exposure.ts`: whether an open gateway is reachable from the network.
+ *   `network-exposure.ts`: whether an open gateway is reachable from the network; `browser-guard.ts`: the
+ *   browser requests an open gateway refuses (another Host, another site's page).
  * - `mcp/`: the same tools and the pool's memory as an MCP server.
  * - `openai-chat/`: the reference adapter.
  */
@@ -40,6 +41,7 @@ export * from './json-body.js';
 export * from './passthrough-path.js';
 export * from './mcp/memory-mcp-server.js';
 export * from './mcp/mcp-origin.js';
+export * from './browser-guard.js';
 export * from './openai-chat/chat-types.js';
 export * from './openai-chat/chat-adapter.js';
 export * from './openai-chat/chat-stream-rewriter.js';
