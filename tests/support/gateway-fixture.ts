@@ -21,6 +21,7 @@ export interface GatewayStackOptions {
   readonly responder: ChatResponder | readonly ChatReply[];
   readonly upstreamOptions?: ScriptedOpenAiOptions;
   readonly gatewayEnv?: Readonly<Record<string, string>>;
+  readonly memoryEnv?: Readonly<Record<string, string>>;
   /** Start a real memory service (default true). */
   readonly memory?: boolean;
 }
@@ -29,7 +30,7 @@ export interface GatewayStackOptions {
 export async function startGatewayStack(options: GatewayStackOptions): Promise<GatewayStack> {
   const redis = await startRedis();
   const upstream = await ScriptedOpenAiUpstream.start(options.responder, options.upstreamOptions);
-  const memory = options.memory === false ? undefined : await startMemory({ REDIS_URL: redis.url });
+  const memory = options.memory === false ? undefined : await startMemory({ ...options.memoryEnv, REDIS_URL: redis.url });
   const memoryEnv = memory ? memory.clientEnv : { MEMORY_HOST: '127.0.0.1', MEMORY_PORT: String(await freePort()) };
   const gateway = await startGateway({
     UPSTREAM_BASE_URL: upstream.baseUrl,

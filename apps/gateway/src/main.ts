@@ -132,9 +132,18 @@ async function bootstrap(): Promise<void> {
   });
   if (keys.open) guardOpenMode(fastify, config.allowedHosts, logger);
   fastify.addHook('onResponse', (request, reply, done) => {
-    const level = QUIET_PATHS.has(request.url) ? 'debug' : 'info';
+    // The path only: a query string holds what a person searched for (`?q=`), which must not outlive a purge in the logs.
+    const path = request.url.split('?', 1)[0]!;
+    const level = QUIET_PATHS.has(path) ? 'debug' : 'info';
     logger[level](
-      { requestId: request.id, method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
+      {
+        requestId: request.id,
+        method: request.method,
+        path,
+        route: request.routeOptions.url,
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime * 10) / 10,
+      },
       'request',
     );
     done();

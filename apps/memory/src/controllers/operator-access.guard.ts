@@ -17,7 +17,7 @@ export class OperatorAccessGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
     const request = context.switchToHttp().getRequest<FastifyRequest>();
     if (operatorMayRead(request.headers.authorization, { internalToken: this.internalToken, metricsToken: this.config.metricsToken })) return true;
-    this.logger.warn({ path: request.url, remote: request.ip }, 'memory operator request refused: no valid internal token or METRICS_TOKEN');
+    this.logger.warn({ path: request.url.split('?', 1)[0], remote: request.ip }, 'memory operator request refused: no valid internal token or METRICS_TOKEN');
     throw new HttpException(OPERATOR_ACCESS_REFUSED, 401);
   }
 }
