@@ -65,3 +65,41 @@ describe('a failure that is Engram’s own', () => {
     expect(kinds).toEqual(['internal', 'upstream']);
   });
 });
+
+describe('a content part that is not an object', () => {
+  const MARKED = 'Sure. <MEMORY_SUGGEST>User likes green tea</MEMORY_SUGGEST>';
+  const parts = (text: string, type: string) => [null, 7, 'loose', [], { type, text }];
+
+  it.each([
+    [
+      'Chat Completions',
+      new OpenAiChatAdapter(),
+      { model: 'm', messages: [{ role: 'user', content: parts('I like green tea', 'text') }] },
+      { choices: [{ index: 0, message: { role: 'assistant', content: MARKED }, finish_reason: 'stop' }] },
+    ],
+    [
+      'Responses',
+      new OpenAiResponsesAdapter(),
+      { model: 'm', input: [{ type: 'message', role: 'user', content: parts('I like green tea', 'input_text') }] },
+      { id: 'resp_1', object: 'response', output: [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: MARKED }] }] },
+    ],
+    [
+      'Messages',
+      new AnthropicMessagesAdapter(),
+      { model: 'm', max_tokens: 10, messages: [{ role: 'user', content: parts('I like green tea', 'text') }] },
+      { id: 'msg_1', type: 'message', role: 'assistant', content: [{ type: 'text', text: MARKED }], stop_reason: 'end_turn' },
+    ],
+  ] as const)(
+    'is skipped on %s: the text beside it still reaches extraction, and the request goes upstream as sent',
+    async (_surface, adapter, request, reply) => {
+      const { sink, sent, jobs } = await runScriptedTurn(adapter as Parameters<typeof runScriptedTurn>[0], request, [
+        { body: JSON.stringify(reply) },
+      ]);
+      expect(sink.status).toBe(200);
+      expect(jobs).toEqual([
+        expect.objectContaining({ suggestions: ['User likes green tea'], exchange: expect.objectContaining({ user: 'I like green tea' }) }),
+      ]);
+      expect(JSON.stringify(sent[0])).toContain('[null,7,"loose",[],');
+    },
+  );
+});

@@ -18,3 +18,13 @@ export function checkOpenAiTools(tools: unknown): void {
     throw clientError(400, `Invalid type for 'tools[${badTool.index}]': expected an object, but got ${badTool.got} instead.`, 'invalid_type');
   }
 }
+
+/**
+ * The parts of a content list that are JSON objects. Engram reads a client's content only to find its
+ * text (what the person said, for extraction) and forwards the request as sent, so a malformed part (a
+ * null, a number) is skipped here and left for the upstream to judge, never a TypeError in the turn.
+ */
+export function objectParts<T extends object = Record<string, unknown>>(content: unknown): T[] {
+  if (!Array.isArray(content)) return [];
+  return content.filter((part): part is T => typeof part === 'object' && part !== null && !Array.isArray(part));
+}

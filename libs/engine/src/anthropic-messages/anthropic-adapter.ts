@@ -2,7 +2,7 @@ import type { ClientView } from '../client-view.js';
 import { clientError, type EngramHttpError } from '../errors.js';
 import { MemoryToolObjects } from '../memory-tool-objects.js';
 import { firstNonObject } from '../non-object-item.js';
-import { objectBody } from '../request-shape.js';
+import { objectBody, objectParts } from '../request-shape.js';
 import type { MemoryRound, MemoryToolDefinition, ModelTurn } from '../turn.js';
 import { sumUsage } from '../usage.js';
 import type { StreamRewriter, WireAdapter } from '../wire-adapter.js';
@@ -94,7 +94,7 @@ export class AnthropicMessagesAdapter implements WireAdapter<AnthropicRequest> {
 
   readTurn(body: unknown): ModelTurn {
     const response = body as AnthropicResponse;
-    const content = Array.isArray(response.content) ? response.content : [];
+    const content = objectParts<AnthropicBlock>(response.content);
     return {
       text: content.map((block) => (block.type === 'text' ? String(block.text ?? '') : '')).join(''),
       toolCalls: content
@@ -110,7 +110,7 @@ export class AnthropicMessagesAdapter implements WireAdapter<AnthropicRequest> {
     const last = bodies[bodies.length - 1] as AnthropicResponse;
     const content: AnthropicBlock[] = [];
     for (const body of bodies as readonly AnthropicResponse[]) {
-      for (const block of body.content ?? []) {
+      for (const block of objectParts<AnthropicBlock>(body.content)) {
         if (block.type === 'text') {
           const text = view.showText(String(block.text ?? ''));
           if (!isBlank(text)) content.push({ ...block, text });
@@ -148,8 +148,7 @@ function withBlock(system: AnthropicRequest['system'], block: string): string | 
 
 function textOf(content: AnthropicMessage['content']): string {
   if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  return content
+  return objectParts<AnthropicBlock>(content)
     .filter((block) => block.type === 'text')
     .map((block) => String(block.text ?? ''))
     .join('\n');

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ClientView } from '../client-view.js';
 import { clientError, openAiErrorBody } from '../errors.js';
 import { MemoryToolObjects } from '../memory-tool-objects.js';
-import { checkOpenAiTools, objectBody } from '../request-shape.js';
+import { checkOpenAiTools, objectBody, objectParts } from '../request-shape.js';
 import type { MemoryRound, MemoryToolDefinition, ModelTurn, ToolCall } from '../turn.js';
 import { sumUsage } from '../usage.js';
 import type { StreamRewriter, WireAdapter } from '../wire-adapter.js';
@@ -141,10 +141,9 @@ function toChatCall(call: ToolCall): ChatToolCall {
 /** A message content as text: a string, or the text parts of a content array. */
 function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
-  if (Array.isArray(content)) {
-    return content.map((part) => ((part as { type?: unknown }).type === 'text' ? String((part as { text?: unknown }).text ?? '') : '')).join('');
-  }
-  return '';
+  return objectParts<{ type?: unknown; text?: unknown }>(content)
+    .map((part) => (part.type === 'text' ? String(part.text ?? '') : ''))
+    .join('');
 }
 
 function appendText(content: unknown, block: string): unknown {

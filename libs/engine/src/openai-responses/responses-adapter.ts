@@ -1,7 +1,7 @@
 import type { ClientView } from '../client-view.js';
 import { clientError, openAiErrorBody } from '../errors.js';
 import { MemoryToolObjects } from '../memory-tool-objects.js';
-import { checkOpenAiTools, objectBody } from '../request-shape.js';
+import { checkOpenAiTools, objectBody, objectParts } from '../request-shape.js';
 import type { MemoryRound, MemoryToolDefinition, ModelTurn, ToolCall } from '../turn.js';
 import { sumUsage } from '../usage.js';
 import type { StreamRewriter, WireAdapter } from '../wire-adapter.js';
@@ -68,7 +68,7 @@ export class OpenAiResponsesAdapter implements WireAdapter<ResponsesRequest> {
         const content = item['content'];
         if (typeof content === 'string') return content;
         if (Array.isArray(content)) {
-          return (content as ResponsesItem[])
+          return objectParts<ResponsesItem>(content)
             .filter((part) => part.type === 'input_text')
             .map((part) => String(part['text'] ?? ''))
             .join('\n');
@@ -133,7 +133,7 @@ export class OpenAiResponsesAdapter implements WireAdapter<ResponsesRequest> {
         if (item.type === 'function_call') {
           if (view.isClientCall(String(item['call_id']))) output.push(item);
         } else if (item.type === 'message' && Array.isArray(item['content'])) {
-          const content = (item['content'] as ResponsesItem[]).map((part) =>
+          const content = objectParts<ResponsesItem>(item['content']).map((part) =>
             part.type === 'output_text' ? { ...part, text: view.showText(String(part['text'] ?? '')) } : part,
           );
           if (content.some((part) => part.type !== 'output_text' || part['text'] !== '')) output.push({ ...item, content });

@@ -1,10 +1,10 @@
+import { objectParts } from '../request-shape.js';
 import type { ToolCall } from '../turn.js';
 import type { ResponsesItem, ResponsesResponse } from './responses-types.js';
 
 /** The text of an output message's `output_text` parts. */
 export function messageText(item: ResponsesItem): string {
-  const content = Array.isArray(item['content']) ? (item['content'] as ResponsesItem[]) : [];
-  return content.map((part) => (part.type === 'output_text' ? String(part['text'] ?? '') : '')).join('');
+  return objectParts<ResponsesItem>(item['content']).map((part) => (part.type === 'output_text' ? String(part['text'] ?? '') : '')).join('');
 }
 
 /**
