@@ -131,8 +131,10 @@ describe('Claude Code through Engram: Anthropic Messages with memory', () => {
     const before = stack.anthropic.messageRequests.length;
     const recalled = await client.messages.create(ask('RECALL tabs'));
     const text = recalled.content.map((block) => (block.type === 'text' ? block.text : `[${block.type}]`)).join('|');
-    // Already in the Tier 1 block the model was given: the search does not repeat it.
-    expect(text).toBe('Let me check.|Memory says: Only memories already in your memory block match "tabs".');
+    // Already in the Tier 1 block the model was given: the search names it by id, to be cited, without repeating its facts.
+    expect(text).toMatch(
+      /^Let me check\.\|Memory says: Only memories already in your memory block match "tabs":\n\[id:[\w-]+\] Prefers tabs over spaces$/,
+    );
     expect(recalled.content.every((block) => block.type === 'text')).toBe(true);
 
     const [first] = requestsSince(before);

@@ -122,8 +122,10 @@ describe('gateway keys and pools', () => {
     const inAlpha = await stack
       .client({ apiKey: 'admin-key', headers: { 'x-engram-pool': 'alpha' } })
       .chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'SEARCH Fridays' }] });
-    // Alpha's search finds it, and leaves it out because the Tier 1 block of this very request holds it.
-    expect(inAlpha.choices[0]?.message.content).toBe('Found: Only memories already in your memory block match "Fridays".');
+    // Alpha's search finds it in the Tier 1 block of this very request, and names its id for the model to cite.
+    expect(inAlpha.choices[0]?.message.content).toMatch(
+      /^Found: Only memories already in your memory block match "Fridays":\n\[id:[\w-]+\] Alpha team deploys on Fridays$/,
+    );
 
     const betaList = (await (await rest('GET', '/engram/pools/beta/memories', 'admin-key')).json()) as { data: unknown[] };
     expect(betaList.data).toEqual([]);

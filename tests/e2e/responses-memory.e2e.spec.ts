@@ -102,8 +102,10 @@ describe('Codex CLI through Engram: OpenAI Responses with memory', () => {
 
     const before = stack.responses.responseRequests.length;
     const recalled = await client.responses.create({ model: MODEL, input: 'RECALL tabs', instructions: 'You are Codex.' });
-    // Already in the Tier 1 block the model was given: the search does not repeat it.
-    expect(recalled.output_text).toBe('Let me check.Memory says: Only memories already in your memory block match "tabs".');
+    // Already in the Tier 1 block the model was given: the search names it by id, to be cited, without repeating its facts.
+    expect(recalled.output_text).toMatch(
+      /^Let me check\.Memory says: Only memories already in your memory block match "tabs":\n\[id:[\w-]+\] Prefers tabs over spaces$/,
+    );
     expect(recalled.output.map((item) => item.type)).toEqual(['message', 'message']);
     const first = stack.responses.responseRequests[before];
     expect(first?.body['instructions']).toMatch(/^You are Codex\.\n\n.*Prefers tabs over spaces/s);

@@ -90,20 +90,20 @@ describe('MemoryToolExecutor memory_search', () => {
     );
   });
 
-  it('leaves out entries of the Tier 1 block the model was given, asking for enough hits to still fill the limit', async () => {
+  it('names entries of the Tier 1 block the model was given after the hits instead of repeating them, asking for enough hits to still fill the limit', async () => {
     const { search, searches } = searching([
       hit('t1', 'Prefers tabs', 'preference', '2026-05-01T00:00:00.000Z', 1),
       hit('a1', 'Deploys go out on Fridays', 'project', '2026-05-07T09:00:00.000Z', 0.8),
     ]);
     expect(await search({ query: 'tabs deploys', limit: 1 }, ['t1', 't2'])).toBe(
-      'Found 1 (1 more already in your memory block):\n[id:a1] Deploys go out on Fridays (project, 3d ago, conf 0.8)',
+      'Found 1:\n[id:a1] Deploys go out on Fridays (project, 3d ago, conf 0.8)\nAlso in your memory block:\n[id:t1] Prefers tabs',
     );
     expect(searches[0]).toMatchObject({ query: 'tabs deploys', limit: 3, recordReference: true });
   });
 
-  it('says briefly when every hit is already in the Tier 1 block, and when nothing matches', async () => {
+  it('names the matching ids when every hit is already in the Tier 1 block, so the model can cite them, and says when nothing matches', async () => {
     expect(await searching([hit('t1', 'Prefers tabs', 'preference', '2026-05-01T00:00:00.000Z', 1)]).search({ query: 'tabs' }, ['t1'])).toBe(
-      'Only memories already in your memory block match "tabs".',
+      'Only memories already in your memory block match "tabs":\n[id:t1] Prefers tabs',
     );
     expect(await searching([]).search({ query: 'tabs' }, ['t1'])).toBe('No memories match "tabs".');
   });

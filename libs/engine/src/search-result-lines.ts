@@ -21,13 +21,16 @@ export function searchResultLine(hit: SearchHit, now: Date): string {
 
 /**
  * The memory_search answer: one line per hit, best first (the order given), at most `limit`.
- * Entries already in the Tier 1 block the model was given are not repeated, only counted.
+ * Entries already in the Tier 1 block the model was given are not repeated with their facts, but
+ * named (`[id:abc] content`), so a model that cites its sources can cite them too.
  */
 export function searchResultText(query: string, hits: readonly SearchHit[], tier1Ids: ReadonlySet<string>, limit: number, now: Date): string {
   const fresh = hits.filter((hit) => !tier1Ids.has(hit.entry.id));
-  const known = hits.length - fresh.length;
+  const known = hits.filter((hit) => tier1Ids.has(hit.entry.id)).map((hit) => `[id:${hit.entry.id}] ${hit.entry.content}`);
   const shown = fresh.slice(0, limit);
-  if (shown.length === 0) return known > 0 ? `Only memories already in your memory block match "${query}".` : `No memories match "${query}".`;
-  const note = known > 0 ? ` (${known} more already in your memory block)` : '';
-  return `Found ${shown.length}${note}:\n${shown.map((hit) => searchResultLine(hit, now)).join('\n')}`;
+  if (shown.length === 0) {
+    return known.length > 0 ? `Only memories already in your memory block match "${query}":\n${known.join('\n')}` : `No memories match "${query}".`;
+  }
+  const also = known.length > 0 ? `\nAlso in your memory block:\n${known.join('\n')}` : '';
+  return `Found ${shown.length}:\n${shown.map((hit) => searchResultLine(hit, now)).join('\n')}${also}`;
 }
