@@ -215,7 +215,10 @@ describe('gateway with memory (real memory service, scripted upstream, openai SD
         suggestions: ['User likes green tea'],
         exchange: { user: 'SUGGEST something', assistant: 'Sure.  Anything else?' },
         requestId: 'suggest-req-1',
+        exchangeId: expect.stringMatching(/^[0-9a-f]{32}$/),
       });
+      // Named by the exchange, not by the request id the client chose.
+      expect(job?.id).toBe(`extract.${(job?.data as { exchangeId: string }).exchangeId}`);
     } finally {
       await queue.close();
     }

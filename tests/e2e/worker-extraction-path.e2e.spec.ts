@@ -15,7 +15,11 @@ describe('a <MEMORY_SUGGEST> marker becomes a memory through gateway, queue and 
 
   beforeAll(async () => {
     stack = await startGatewayStack({
-      responder: [say('Noted, I will not write there. <MEMORY_SUGGEST>The staging database is read-only</MEMORY_SUGGEST>')],
+      responder: (request) => {
+        const said = JSON.stringify(request.body).match(/SUGGEST ([^"]+)"/)?.[1];
+        if (said) return say(`Noted. <MEMORY_SUGGEST>${said}</MEMORY_SUGGEST>`);
+        return say('Noted, I will not write there. <MEMORY_SUGGEST>The staging database is read-only</MEMORY_SUGGEST>');
+      },
     });
     if (!stack.memory) throw new Error('memory service expected');
     worker = await startWorker({ REDIS_URL: stack.redis.url, ...stack.memory.clientEnv, CONSOLIDATION_MODEL: 'off' });
@@ -63,5 +67,18 @@ describe('a <MEMORY_SUGGEST> marker becomes a memory through gateway, queue and 
     } finally {
       await extract.close();
     }
+  });
+
+  it('extracts every exchange a client sent under one x-request-id, in one pool and across pools', async () => {
+    const chat = (pool: string, fact: string) =>
+      stack
+        .client({ pool, headers: { 'x-request-id': 'client-chosen-id' } })
+        .chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: `SUGGEST ${fact}` }] });
+    await chat('xa', 'The user drinks green tea');
+    await chat('xa', 'The user bikes to work');
+    await chat('xb', 'The user drinks green tea');
+    const contents = async (pool: string) => (await memory.call(MemoryPattern.List, { pool })).map((entry) => entry.content).sort();
+    await eventually(async () => expect(await contents('xa')).toEqual(['The user bikes to work', 'The user drinks green tea']), { timeout: 20_000 });
+    await eventually(async () => expect(await contents('xb')).toEqual(['The user drinks green tea']), { timeout: 20_000 });
   });
 });

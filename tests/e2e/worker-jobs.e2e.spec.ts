@@ -1,5 +1,5 @@
 import { MemoryPattern, readInternalToken } from '@engram/contracts';
-import { DECAY_SCHEDULER_ID, JobName, QueueName } from '@engram/jobs';
+import { DECAY_SCHEDULER_ID, exchangeIdOf, JobName, QueueName } from '@engram/jobs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { eventually } from '@engram/testing';
 import { startWorker } from '../support/stack.js';
@@ -91,12 +91,13 @@ describe('worker jobs against the real memory service', () => {
   it('extracts suggestions: stores new facts and refreshes one the pool already holds', async () => {
     const pool = 'extract';
     const known = await stack.client.call(MemoryPattern.Store, { pool, actor: user, content: 'The user prefers tabs over spaces' });
-    const data = {
+    const exchange = {
       pool,
       suggestions: ['User prefers tabs over spaces.', 'The staging database is read-only'],
       exchange: { user: 'Set up the editor please', assistant: 'Done.' },
       requestId: 'req-extract-1',
     };
+    const data = { ...exchange, exchangeId: exchangeIdOf(exchange) };
     const job = await stack.enqueue({ name: JobName.ExtractExchange, data });
     const outcome = (await stack.finished(job)) as { stored: string[]; refreshed: string[] };
     expect(outcome.refreshed).toEqual([known.id]);

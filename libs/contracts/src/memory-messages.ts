@@ -153,6 +153,11 @@ export interface SpoolExtractionRequest {
   /** The last user message and the assistant's answer, for context-aware extraction. */
   readonly exchange: { readonly user: string; readonly assistant: string };
   readonly requestId: string;
+  /**
+   * The exchange's own id (exchangeIdOf, made by the gateway): what its job, its spool file and its
+   * extracted facts are named by. The request id is the client's header and may repeat.
+   */
+  readonly exchangeId: string;
 }
 
 export interface SearchHit {

@@ -1,4 +1,4 @@
-import type { ExtractExchangeData } from '@engram/jobs';
+import { exchangeIdOf, type ExtractExchangeData } from '@engram/jobs';
 import type { ClientView } from './client-view.js';
 import type { TurnContext } from './turn.js';
 
@@ -6,10 +6,11 @@ import type { TurnContext } from './turn.js';
 export function extractionFor(view: ClientView, context: TurnContext, lastUserText: string): ExtractExchangeData | null {
   const suggestions = view.suggestions();
   if (suggestions.length === 0) return null;
-  return {
+  const exchange = {
     pool: context.pool,
     suggestions: [...suggestions],
     exchange: { user: lastUserText, assistant: view.visibleText() },
     requestId: context.requestId,
   };
+  return { ...exchange, exchangeId: exchangeIdOf(exchange) };
 }

@@ -3,3 +3,4 @@ export * from './job-item.js';
 export * from './job-options.js';
 export * from './derive-jobs.js';
 export { jobDataHolds } from './job-text.js';
+export { exchangeIdOf } from './exchange-id.js';

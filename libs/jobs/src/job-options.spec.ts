@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { JobItem } from './job-item.js';
+import { exchangeIdOf } from './exchange-id.js';
 import { CONSOLIDATION_WINDOW_MS, decaySchedule, jobOptionsFor, workerOptionsFor } from './job-options.js';
 import { JobName, QueueName } from './queue-name.js';
 
@@ -7,11 +8,25 @@ const items: JobItem[] = [
   { name: JobName.CategorizeEntry, data: { pool: 'team:a', memoryId: 'm1', eventId: 'ev:1' } },
   { name: JobName.ConsolidatePool, data: { pool: 'team', seq: 3, eventId: 'ev-3' } },
   { name: JobName.DecaySweep, data: { pool: 'team', asOf: '2026-12-01T10:00:00.000Z' } },
-  { name: JobName.ExtractExchange, data: { pool: 'team', suggestions: [], exchange: { user: '', assistant: '' }, requestId: 'r:1' } },
+  {
+    name: JobName.ExtractExchange,
+    data: { pool: 'team', suggestions: [], exchange: { user: '', assistant: '' }, requestId: 'r:1', exchangeId: 'x:1' },
+  },
   { name: JobName.EmbedPool, data: { pool: 'team', eventId: 'ev:9' } },
 ];
 
 describe('jobOptionsFor', () => {
+  it('names an extraction job by its exchange: two exchanges under one client request id, in one pool or two, are two jobs; one exchange enqueued twice is one', () => {
+    const jobIdOf = (pool: string, suggestion: string) => {
+      const exchange = { pool, suggestions: [suggestion], exchange: { user: 'SUGGEST', assistant: 'Sure.' }, requestId: 'same-id' };
+      return jobOptionsFor({ name: JobName.ExtractExchange, data: { ...exchange, exchangeId: exchangeIdOf(exchange) } }).jobId;
+    };
+    const ids = [jobIdOf('xa', 'Likes tea'), jobIdOf('xa', 'Likes coffee'), jobIdOf('xb', 'Likes tea')];
+    expect(new Set(ids).size).toBe(3);
+    expect(ids.some((id) => id?.includes('same-id'))).toBe(false);
+    expect(jobIdOf('xa', 'Likes tea')).toBe(ids[0]);
+  });
+
   it.each(items)('gives $name an id BullMQ accepts (no ":"), retries with backoff and keeps failures', (item) => {
     const options = jobOptionsFor(item);
     expect(options.jobId).toBeDefined();

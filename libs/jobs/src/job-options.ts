@@ -19,8 +19,8 @@ function idPart(value: string): string {
 }
 
 /**
- * All job options live here. Job ids derive from the causing event, so a job enqueued twice
- * (re-driven after a crash, or by two producers) is one job.
+ * All job options live here. Job ids derive from the causing event (or exchange), so a job enqueued
+ * twice (re-driven after a crash, or by two producers) is one job.
  */
 export function jobOptionsFor(item: JobItem): JobsOptions {
   switch (item.name) {
@@ -43,7 +43,8 @@ export function jobOptionsFor(item: JobItem): JobsOptions {
         jobId: item.data.asOf ? `decay.${idPart(item.data.pool ?? '*')}.${idPart(item.data.asOf)}` : undefined,
       };
     case JobName.ExtractExchange:
-      return { ...retried, jobId: `extract.${idPart(item.data.requestId)}` };
+      // The exchange, not the request id a client chose (two exchanges may share one).
+      return { ...retried, jobId: `extract.${idPart(item.data.exchangeId)}` };
     // Each run embeds whatever of the pool has no vector yet, so a later job finds nothing left to do
     // and calls no endpoint; retries cover an endpoint that is down for a while.
     case JobName.EmbedPool:

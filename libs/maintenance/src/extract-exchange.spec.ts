@@ -6,7 +6,7 @@ import { entry, FakeMemory } from './fake-memory.fixture.js';
 const context = { jobId: 'extract.req-1', enqueuedAt: new Date('2026-12-01T11:00:00.000Z') };
 
 function job(suggestions: string[], user = 'How do I run the tests?') {
-  return { pool: 'team', suggestions, exchange: { user, assistant: 'Run npm test.' }, requestId: 'req-1' };
+  return { pool: 'team', suggestions, exchange: { user, assistant: 'Run npm test.' }, requestId: 'req-1', exchangeId: 'exchange-1' };
 }
 
 describe('extractExchange', () => {
@@ -60,8 +60,8 @@ describe('extractExchange', () => {
   });
 
   it('derives stored ids from the request and the text', () => {
-    expect(extractedMemoryId('req-1', 'Uses pnpm')).toBe(extractedMemoryId('req-1', 'uses pnpm'));
-    expect(extractedMemoryId('req-1', 'Uses pnpm')).not.toBe(extractedMemoryId('req-2', 'Uses pnpm'));
+    expect(extractedMemoryId('exchange-1', 'Uses pnpm')).toBe(extractedMemoryId('exchange-1', 'uses pnpm'));
+    expect(extractedMemoryId('exchange-1', 'Uses pnpm')).not.toBe(extractedMemoryId('exchange-2', 'Uses pnpm'));
   });
 });
 
@@ -72,5 +72,22 @@ describe('explicitFacts', () => {
       'I prefer tabs over spaces',
     ]);
     expect(explicitFacts('Can you fix this bug? It crashes.')).toEqual([]);
+  });
+});
+
+describe('extractExchange and the exchange id', () => {
+  it('names stored facts by the exchange, so two exchanges under one client request id each store theirs (in two pools too)', async () => {
+    const memory = new FakeMemory();
+    const first = await extractExchange(memory, { ...job(['Prefers tea']), exchangeId: 'exchange-a' }, context);
+    const second = await extractExchange(memory, { ...job(['Prefers tea']), pool: 'other', exchangeId: 'exchange-b' }, context);
+    expect(first.stored).toEqual([extractedMemoryId('exchange-a', 'Prefers tea')]);
+    expect(second.stored).toEqual([extractedMemoryId('exchange-b', 'Prefers tea')]);
+  });
+
+  it('names them by the request id for a job enqueued before exchanges had ids, as it did then', async () => {
+    const memory = new FakeMemory();
+    const { exchangeId: _none, ...legacy } = job(['Prefers tea']);
+    const outcome = await extractExchange(memory, legacy as unknown as Parameters<typeof extractExchange>[1], context);
+    expect(outcome.stored).toEqual([extractedMemoryId('req-1', 'Prefers tea')]);
   });
 });

@@ -13,9 +13,18 @@ export interface ExtractOutcome {
   readonly unchanged: number;
 }
 
-/** The id an extracted fact gets: the same request and text give the same id, so a re-run stores once. */
-export function extractedMemoryId(requestId: string, content: string): string {
-  return `ext-${createHash('sha256').update(`${requestId}\n${content.toLowerCase()}`).digest('hex').slice(0, 16)}`;
+/** The id an extracted fact gets: the same exchange and text give the same id, so a re-run stores once. */
+export function extractedMemoryId(exchangeId: string, content: string): string {
+  return `ext-${createHash('sha256').update(`${exchangeId}\n${content.toLowerCase()}`).digest('hex').slice(0, 16)}`;
+}
+
+/**
+ * The exchange a job is about. A job enqueued before exchanges had ids carries none: its request id
+ * stands in, as the facts it may already have stored were named by it.
+ */
+function exchangeOf(data: ExtractExchangeData): string {
+  const given: unknown = (data as { exchangeId?: unknown }).exchangeId;
+  return typeof given === 'string' && given !== '' ? given : data.requestId;
 }
 
 function typeFor(category: string | null): MemoryType {
@@ -44,7 +53,7 @@ function candidatesOf(data: ExtractExchangeData): Candidate[] {
 /**
  * Stores what an exchange taught: the model's `<MEMORY_SUGGEST>` markers and facts the person
  * stated. A fact the pool already holds in other words refreshes that entry instead of adding a
- * copy. Idempotent: stored ids derive from the request, and a refresh already newer than the job
+ * copy. Idempotent: stored ids derive from the exchange, and a refresh already newer than the job
  * is not repeated.
  */
 export async function extractExchange(memory: MemoryPort, data: ExtractExchangeData, context: JobContext): Promise<ExtractOutcome> {
@@ -58,7 +67,7 @@ export async function extractExchange(memory: MemoryPort, data: ExtractExchangeD
   let unchanged = 0;
 
   for (const candidate of candidates) {
-    const id = extractedMemoryId(data.requestId, candidate.content);
+    const id = extractedMemoryId(exchangeOf(data), candidate.content);
     if (pool.some((entry) => entry.id === id)) {
       unchanged++;
       continue;

@@ -1,8 +1,10 @@
-import { readFileSync, readdirSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { ExtractionSpool } from './extraction-spool.js';
 import { tempDataDir } from '@engram/testing';
+import { exchangeIdOf } from '@engram/jobs';
 
 let dir: ReturnType<typeof tempDataDir>;
 beforeEach(() => {
@@ -10,15 +12,13 @@ beforeEach(() => {
 });
 afterEach(() => dir.remove());
 
-const exchange = (requestId: string, user = 'where is the build server?') => ({
-  pool: 'ops',
-  suggestions: ['The build server is in Oslo'],
-  exchange: { user, assistant: 'Noted.' },
-  requestId,
-});
+const exchange = (requestId: string, user = 'where is the build server?') => {
+  const sent = { pool: 'ops', suggestions: ['The build server is in Oslo'], exchange: { user, assistant: 'Noted.' }, requestId };
+  return { ...sent, exchangeId: exchangeIdOf(sent) };
+};
 
 describe('ExtractionSpool', () => {
-  it('keeps exchanges on disk across instances until removed, one per request id', () => {
+  it('keeps exchanges on disk across instances until removed, one per exchange', () => {
     const path = join(dir.path, 'spool');
     const spool = new ExtractionSpool(path);
     spool.put(exchange('r1'));
@@ -31,9 +31,34 @@ describe('ExtractionSpool', () => {
         .map((item) => item.requestId)
         .sort(),
     ).toEqual(['r1', 'r2']);
-    reopened.remove('r1');
+    reopened.remove(exchange('r1').exchangeId);
     expect(new ExtractionSpool(path).list()).toEqual([exchange('r2')]);
     expect(readdirSync(path).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('keeps two exchanges a client sent under one request id apart', () => {
+    const spool = new ExtractionSpool(join(dir.path, 'spool'));
+    spool.put(exchange('same', 'where is the build server?'));
+    spool.put(exchange('same', 'which database is read-only?'));
+    expect(spool.size).toBe(2);
+  });
+
+  it('names an exchange a gateway without exchange ids sent, and takes out a file kept before them', () => {
+    const path = join(dir.path, 'spool');
+    const spool = new ExtractionSpool(path);
+    const { exchangeId, ...unnamed } = exchange('r1');
+    spool.put(unnamed);
+    expect(spool.list()).toEqual([{ ...unnamed, exchangeId }]);
+    spool.remove(exchangeId);
+    // A file of the old spool: named by the hash of its request id, without an exchange id inside.
+    writeFileSync(
+      join(path, `${createHash('sha256').update('old').digest('hex').slice(0, 32)}.json`),
+      JSON.stringify({ ...unnamed, requestId: 'old' }),
+    );
+    const [old] = spool.list();
+    expect(old).toMatchObject({ requestId: 'old', exchangeId: 'old' });
+    spool.remove(old!.exchangeId);
+    expect(spool.size).toBe(0);
   });
 
   it('is bounded: refuses past its item limit and keeps only the start of a long exchange', () => {

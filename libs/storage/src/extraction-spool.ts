@@ -2,6 +2,7 @@ import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, readdirSync, r
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { MemoryError, type SpoolExtractionRequest } from '@engram/contracts';
+import { exchangeIdOf } from '@engram/jobs';
 import { fsyncPath } from './fsync.js';
 import { invalid, validPool } from './validation.js';
 
@@ -21,8 +22,9 @@ const MAX_SUGGESTION_CHARS = 4_000;
 
 /**
  * Where an exchange waits, on disk, while Redis is down: one fsync'd JSON file per exchange under
- * the data dir, bounded in count and size, taken out once its job is enqueued (job ids derive from
- * the request id, so a file enqueued twice is still one job). Not part of the log: the text is kept
+ * the data dir, bounded in count and size, taken out once its job is enqueued (files and job ids derive
+ * from the exchange id, so a file enqueued twice is still one job, and two exchanges that share a
+ * client's request id are two files). Not part of the log: the text is kept
  * only until it is handed on, and a purge removes files that hold the purged text.
  */
 export class ExtractionSpool {
@@ -35,7 +37,7 @@ export class ExtractionSpool {
   put(request: unknown): void {
     const item = this.valid(request);
     mkdirSync(this.dir, { recursive: true });
-    const name = fileName(item.requestId);
+    const name = fileName(item.exchangeId);
     const names = this.names();
     if (names.includes(name)) return;
     if (names.length >= this.limits.maxItems) {
@@ -59,7 +61,9 @@ export class ExtractionSpool {
     for (const name of this.names()) {
       if (items.length >= limit) break;
       try {
-        items.push(JSON.parse(readFileSync(join(this.dir, name), 'utf8')) as SpooledExchange);
+        const item = JSON.parse(readFileSync(join(this.dir, name), 'utf8')) as Omit<SpooledExchange, 'exchangeId'> & { exchangeId?: string };
+        // Kept before exchanges had ids: its file is named by the request id, which stands in for one.
+        items.push({ ...item, exchangeId: item.exchangeId ?? item.requestId });
       } catch {
         // A file cut short by a crash before its rename never reaches this name; anything else unreadable goes.
         rmSync(join(this.dir, name), { force: true });
@@ -68,8 +72,9 @@ export class ExtractionSpool {
     return items;
   }
 
-  remove(requestId: string): void {
-    rmSync(join(this.dir, fileName(requestId)), { force: true });
+  /** Takes out the exchange of this id (a listed item's `exchangeId`). */
+  remove(exchangeId: string): void {
+    rmSync(join(this.dir, fileName(exchangeId)), { force: true });
   }
 
   get size(): number {
@@ -96,16 +101,21 @@ export class ExtractionSpool {
     }
     const exchange = (data.exchange ?? {}) as { user?: unknown; assistant?: unknown };
     if (typeof exchange.user !== 'string' || typeof exchange.assistant !== 'string') throw invalid('exchange must hold user and assistant text');
+    if (data.exchangeId !== undefined && (typeof data.exchangeId !== 'string' || !/^[\w.-]{1,200}$/.test(data.exchangeId))) {
+      throw invalid('exchangeId must be 1-200 letters, digits, dots, dashes or underscores');
+    }
     const cut = (text: string) => text.slice(0, this.limits.maxExchangeChars);
-    return {
+    const kept = {
       pool,
       suggestions: (data.suggestions as string[]).slice(0, MAX_SUGGESTIONS).map((suggestion) => suggestion.slice(0, MAX_SUGGESTION_CHARS)),
       exchange: { user: cut(exchange.user), assistant: cut(exchange.assistant) },
       requestId: data.requestId,
     };
+    // The gateway names the exchange (a gateway from before exchange ids did not: named here then, the same way).
+    return { ...kept, exchangeId: data.exchangeId ?? exchangeIdOf({ ...kept, exchange: { user: exchange.user, assistant: exchange.assistant } }) };
   }
 }
 
-function fileName(requestId: string): string {
-  return `${createHash('sha256').update(requestId).digest('hex').slice(0, 32)}.json`;
+function fileName(exchangeId: string): string {
+  return `${createHash('sha256').update(exchangeId).digest('hex').slice(0, 32)}.json`;
 }

@@ -37,7 +37,7 @@ export class ExtractionSpoolService implements OnApplicationBootstrap, OnModuleD
   put(request: SpoolExtractionRequest): { readonly spooled: true } {
     this.spool.put(request);
     this.logger.info(
-      { pool: request.pool, requestId: request.requestId, waiting: this.spool.size },
+      { pool: request.pool, requestId: request.requestId, exchangeId: request.exchangeId, waiting: this.spool.size },
       'kept an extraction on disk until Redis takes jobs again',
     );
     return { spooled: true };
@@ -51,7 +51,7 @@ export class ExtractionSpoolService implements OnApplicationBootstrap, OnModuleD
         const items = this.spool.list(DRAIN_BATCH);
         if (items.length === 0) return;
         await this.queues.enqueue(items.map((data) => ({ name: JobName.ExtractExchange, data })));
-        for (const item of items) this.spool.remove(item.requestId);
+        for (const item of items) this.spool.remove(item.exchangeId);
         this.logger.info({ jobs: items.length }, 'enqueued extractions kept while Redis was down');
       }
     } catch (error) {

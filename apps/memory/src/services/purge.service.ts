@@ -60,7 +60,7 @@ export class PurgeService implements OnModuleDestroy {
   /** Exchanges kept on disk while Redis was down (see ExtractionSpool). */
   private scrubSpool(pool: string, texts: readonly string[]): void {
     for (const item of this.spool.list()) {
-      if (item.pool === pool && texts.some((text) => jobDataHolds(item, text))) this.spool.remove(item.requestId);
+      if (item.pool === pool && texts.some((text) => jobDataHolds(item, text))) this.spool.remove(item.exchangeId);
     }
   }
 

@@ -1,6 +1,6 @@
 import { MemoryError, MemoryPattern, type MemoryContract } from '@engram/contracts';
 import type { MemoryEntry } from '@engram/domain';
-import type { ExtractExchangeData } from '@engram/jobs';
+import { exchangeIdOf, type ExtractExchangeData } from '@engram/jobs';
 import { describe, expect, it } from '@jest/globals';
 import { memoryEntry } from '@engram/testing';
 import { MEMORY_LIMIT_MESSAGE, MEMORY_TOOLS } from '../memory-tools.js';
@@ -226,7 +226,8 @@ describe('runTurn with the OpenAI Chat adapter, streaming', () => {
   it('strips markers split across chunks and hands them to extraction', async () => {
     const { text, jobs } = await run(user('hi', { stream: true }), [{ text: ['Ok <MEMORY', '_SUGGEST>uses ', 'vim</MEMORY_SUG', 'GEST>done'] }]);
     expect(text).toBe('Ok done');
-    expect(jobs).toEqual([{ pool: 'p', suggestions: ['uses vim'], exchange: { user: 'hi', assistant: 'Ok done' }, requestId: 'req-1' }]);
+    const exchange = { pool: 'p', suggestions: ['uses vim'], exchange: { user: 'hi', assistant: 'Ok done' }, requestId: 'req-1' };
+    expect(jobs).toEqual([{ ...exchange, exchangeId: exchangeIdOf(exchange) }]);
   });
 });
 
