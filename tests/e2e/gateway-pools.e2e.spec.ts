@@ -238,6 +238,27 @@ describe('gateway keys and pools', () => {
     expect((await rest('POST', '/engram/pools/zeta/memories', key, body, { 'idempotency-key': 'two words' })).status).toBe(400);
   });
 
+  it('answers a retry with the Idempotency-Key of a purged entry with 410 Gone, and brings nothing back', async () => {
+    const key = 'admin-key';
+    const body = { content: 'the user secret is W', type: 'USER', category: 'preference' };
+    const headers = { 'idempotency-key': 'eta-create-1' };
+    const created = await rest('POST', '/engram/pools/eta/memories', key, body, headers);
+    expect(created.status).toBe(201);
+    const { id } = (await created.json()) as { id: string };
+    expect((await rest('DELETE', `/engram/pools/eta/memories/${id}?purge=true`, key)).status).toBe(200);
+
+    const retried = await rest('POST', '/engram/pools/eta/memories', key, body, headers);
+    expect(retried.status).toBe(410);
+    expect(await retried.json()).toEqual({ error: expect.objectContaining({ code: 'gone', message: expect.stringContaining(id) }) });
+    expect((await rest('GET', `/engram/pools/eta/memories/${id}`, key)).status).toBe(404);
+    const found = (await (await rest('GET', '/engram/pools/eta/memories?q=secret', key)).json()) as { data: unknown[] };
+    expect(found.data).toEqual([]);
+    // A new key is a new request: the person may store the text again, under a new id.
+    const anew = await rest('POST', '/engram/pools/eta/memories', key, body, { 'idempotency-key': 'eta-create-2' });
+    expect(anew.status).toBe(201);
+    expect(((await anew.json()) as { id: string }).id).not.toBe(id);
+  });
+
   it("pages a pool's events with limit and cursor, reads one entry's history, and keeps both to granted keys", async () => {
     type Page = { data: { seq: number; type: string; pool: string; data: { id?: string } }[]; nextCursor: string | null };
     const key = 'admin-key';

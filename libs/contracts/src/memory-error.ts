@@ -5,6 +5,8 @@ export const MEMORY_ERROR_CODES = [
   'conflict',
   // A store's idempotency key came again with a different request (see StoreRequest.idempotencyKeyBindsRequest).
   'idempotency_key_reused',
+  // What the write would store a purge forbids: the id it purged, or (from a conversation) its text.
+  'gone',
   'unavailable',
   'unauthorized',
   'internal',

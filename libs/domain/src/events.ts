@@ -43,6 +43,12 @@ export interface MemoryDeletedData {
 }
 export interface MemoryPurgedData {
   readonly id: string;
+  /**
+   * Fingerprints of every text the entry had (the store's hash of the pool and the normalised text,
+   * never the text): what a store from a conversation may not bring back. Absent in purges logged
+   * before fingerprints were.
+   */
+  readonly forbids?: readonly string[];
 }
 /** One new entry replacing several; the superseded entries are archived, never deleted. */
 export interface MemoryConsolidatedData {

@@ -73,6 +73,18 @@ describe('evolve', () => {
     expect(restored.entries.get('b')?.isArchived).toBe(false);
   });
 
+  it('a purged id stays purged: a later memory.stored or memory.consolidated under it creates nothing (logs from before purged ids were refused)', () => {
+    const state = given(
+      stored('a', 'secret'),
+      event('memory.purged', { id: 'a', forbids: ['f'] }),
+      stored('a', ''),
+      event('memory.consolidated', { id: 'a', type: 'MEMORY', category: null, content: '', confidence: 1, supersedes: [], model: 'm' }),
+    );
+    expect(state.entries.has('a')).toBe(false);
+    expect([...state.purged]).toEqual(['a']);
+    expect(replayEvents([stored('b'), event('memory.purged', { id: 'b' }), stored('b')]).entries.has('b')).toBe(false);
+  });
+
   it('memory.purged removes the entry entirely', () => {
     const state = given(stored('a'), stored('b'), event('memory.purged', { id: 'a' }));
     expect([...state.entries.keys()]).toEqual(['b']);

@@ -1,13 +1,15 @@
 import type { EventOf, MemoryEvent } from './events.js';
 import type { MemoryEntry } from './memory-entry.js';
 
-/** The state every projection of the log must agree with: entries by id, and the last applied seq. */
+/** The state every projection of the log must agree with: entries by id, the ids purged, and the last applied seq. */
 export interface MemoryState {
   readonly lastSeq: number;
   readonly entries: ReadonlyMap<string, MemoryEntry>;
+  /** Ids a purge removed: an event that would create one of them again changes nothing. */
+  readonly purged: ReadonlySet<string>;
 }
 
-export const INITIAL_MEMORY_STATE: MemoryState = { lastSeq: 0, entries: new Map() };
+export const INITIAL_MEMORY_STATE: MemoryState = { lastSeq: 0, entries: new Map(), purged: new Set() };
 
 /** New versions of the entries an event touches; `undefined` means the entry is gone (purged). */
 export type EntryChanges = ReadonlyMap<string, MemoryEntry | undefined>;
@@ -34,11 +36,17 @@ export function affectedIds(event: MemoryEvent): readonly string[] {
 }
 
 /**
- * The pure heart of the projection: given the entries an event touches (`lookup`), the changes it
- * makes. Events about unknown ids, or ids of another pool, change nothing, so a late reference to a
- * purged entry is harmless. Both `evolve` and the SQLite projection apply exactly these changes.
+ * The pure heart of the projection: given the entries an event touches (`lookup`) and the ids purged
+ * so far (`wasPurged`), the changes it makes. Events about unknown ids, or ids of another pool, change
+ * nothing, so a late reference to a purged entry is harmless, and so is a store under a purged id
+ * (which a log written before purged ids were refused may hold, its content redacted): a purged id
+ * stays purged. Both `evolve` and the SQLite projection apply exactly these changes.
  */
-export function changesOf(event: MemoryEvent, lookup: (id: string) => MemoryEntry | undefined): EntryChanges {
+export function changesOf(
+  event: MemoryEvent,
+  lookup: (id: string) => MemoryEntry | undefined,
+  wasPurged: (id: string) => boolean = () => false,
+): EntryChanges {
   const changes = new Map<string, MemoryEntry | undefined>();
   const existing = (id: string): MemoryEntry | undefined => {
     const entry = changes.has(id) ? changes.get(id) : lookup(id);
@@ -51,7 +59,7 @@ export function changesOf(event: MemoryEvent, lookup: (id: string) => MemoryEntr
 
   switch (event.type) {
     case 'memory.stored':
-      if (!lookup(event.data.id)) changes.set(event.data.id, storedEntry(event));
+      if (!lookup(event.data.id) && !wasPurged(event.data.id)) changes.set(event.data.id, storedEntry(event));
       break;
     case 'memory.updated': {
       const { content, category, type } = event.data;
@@ -92,7 +100,7 @@ export function changesOf(event: MemoryEvent, lookup: (id: string) => MemoryEntr
       if (existing(event.data.id)) changes.set(event.data.id, undefined);
       break;
     case 'memory.consolidated':
-      if (lookup(event.data.id)) break;
+      if (lookup(event.data.id) || wasPurged(event.data.id)) break;
       changes.set(event.data.id, consolidatedEntry(event));
       for (const id of event.data.supersedes) {
         change(id, (entry) => ({ ...entry, isArchived: true, supersededBy: event.data.id, updatedAt: event.at }));
@@ -107,26 +115,37 @@ export function changesOf(event: MemoryEvent, lookup: (id: string) => MemoryEntr
 /** Applies one event to the state. Events at or below `lastSeq` change nothing: applying twice is harmless. */
 export function evolve(state: MemoryState, event: MemoryEvent): MemoryState {
   if (event.seq <= state.lastSeq) return state;
-  const changes = changesOf(event, (id) => state.entries.get(id));
-  if (changes.size === 0) return { lastSeq: event.seq, entries: state.entries };
+  const changes = changesOf(
+    event,
+    (id) => state.entries.get(id),
+    (id) => state.purged.has(id),
+  );
+  const purged = event.type === 'memory.purged' ? new Set([...state.purged, event.data.id]) : state.purged;
+  if (changes.size === 0) return { lastSeq: event.seq, entries: state.entries, purged };
   const entries = new Map(state.entries);
   applyChanges(entries, changes);
-  return { lastSeq: event.seq, entries };
+  return { lastSeq: event.seq, entries, purged };
 }
 
 /** Folds a whole log in O(events) (evolve copies the map per event; a rebuild must not). */
 export function replayEvents(events: Iterable<MemoryEvent>, from: MemoryState = INITIAL_MEMORY_STATE): MemoryState {
   const entries = new Map(from.entries);
+  const purged = new Set(from.purged);
   let lastSeq = from.lastSeq;
   for (const event of events) {
     if (event.seq <= lastSeq) continue;
     applyChanges(
       entries,
-      changesOf(event, (id) => entries.get(id)),
+      changesOf(
+        event,
+        (id) => entries.get(id),
+        (id) => purged.has(id),
+      ),
     );
+    if (event.type === 'memory.purged') purged.add(event.data.id);
     lastSeq = event.seq;
   }
-  return { lastSeq, entries };
+  return { lastSeq, entries, purged };
 }
 
 function applyChanges(entries: Map<string, MemoryEntry>, changes: EntryChanges): void {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { MemoryPattern } from '@engram/contracts';
+import { MemoryError, MemoryPattern } from '@engram/contracts';
 import { MemoryToolExecutor } from './memory-tool-executor.js';
 import type { MemoryPort } from './ports.js';
 
@@ -28,6 +28,19 @@ describe('MemoryToolExecutor store_memory', () => {
     expect(keys[0]).toEqual(expect.stringMatching(/^[\x21-\x7e]{1,255}$/));
     expect(keys[1]).toBe(keys[0]);
     expect(new Set([keys[0], keys[2], keys[3]]).size).toBe(3);
+  });
+});
+
+describe('MemoryToolExecutor store_memory of a purged text', () => {
+  it('tells the model it was not stored because a person removed it, as a readable tool error', async () => {
+    const memory = {
+      call: () => Promise.reject(new MemoryError('gone', 'this text was purged from the pool; it is not stored again from a conversation')),
+    } as unknown as MemoryPort;
+    const result = await new MemoryToolExecutor(memory).run(
+      { id: 'c1', name: 'store_memory', arguments: JSON.stringify({ content: 'the user secret is W' }) },
+      { pool: 'p', requestId: 'r1' },
+    );
+    expect(result).toMatchObject({ isError: true, content: expect.stringMatching(/^Not stored: this text was purged .*do not store it again\.$/) });
   });
 });
 

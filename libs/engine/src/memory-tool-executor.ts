@@ -173,6 +173,8 @@ function describeFailure(error: unknown): string {
       case 'invalid_request':
       case 'conflict':
         return `Error: ${error.message}.`;
+      case 'gone':
+        return `Not stored: ${error.message}. A person removed it from memory; do not store it again.`;
       case 'unavailable':
         return 'Error: memory is unavailable right now. Answer without it.';
       default:

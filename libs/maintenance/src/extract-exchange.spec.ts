@@ -24,7 +24,7 @@ describe('extractExchange', () => {
   it('refreshes an entry that says the same thing instead of adding a copy', async () => {
     const memory = new FakeMemory([entry({ id: 'm1', content: 'The user prefers concise answers.' })]);
     const outcome = await extractExchange(memory, job(['User prefers concise answers']), context);
-    expect(outcome).toEqual({ stored: [], refreshed: ['m1'], unchanged: 0 });
+    expect(outcome).toEqual({ stored: [], refreshed: ['m1'], unchanged: 0, purged: 0 });
     expect(memory.active()).toHaveLength(1);
     expect(memory.entries.get('m1')?.referenceCount).toBe(1);
   });
@@ -33,7 +33,7 @@ describe('extractExchange', () => {
     const others = Array.from({ length: 1_200 }, (_, i) => entry({ id: `f${i}`, content: `Service ${i} listens on port ${4_000 + i}` }));
     const memory = new FakeMemory([...others, entry({ id: 'm1', content: 'The user prefers concise answers.' })]);
     const outcome = await extractExchange(memory, job(['User prefers concise answers']), context);
-    expect(outcome).toEqual({ stored: [], refreshed: ['m1'], unchanged: 0 });
+    expect(outcome).toEqual({ stored: [], refreshed: ['m1'], unchanged: 0, purged: 0 });
     expect(memory.active()).toHaveLength(1_201);
   });
 
@@ -43,7 +43,7 @@ describe('extractExchange', () => {
     await extractExchange(memory, data, context);
     const snapshot = JSON.stringify([...memory.entries.values()]);
     const again = await extractExchange(memory, data, context);
-    expect(again).toEqual({ stored: [], refreshed: [], unchanged: 2 });
+    expect(again).toEqual({ stored: [], refreshed: [], unchanged: 2, purged: 0 });
     expect(JSON.stringify([...memory.entries.values()])).toBe(snapshot);
   });
 
@@ -89,5 +89,15 @@ describe('extractExchange and the exchange id', () => {
     const { exchangeId: _none, ...legacy } = job(['Prefers tea']);
     const outcome = await extractExchange(memory, legacy as unknown as Parameters<typeof extractExchange>[1], context);
     expect(outcome.stored).toEqual([extractedMemoryId('req-1', 'Prefers tea')]);
+  });
+});
+
+describe('extractExchange after a purge', () => {
+  it('skips a candidate the memory service refuses as purged (gone) and stores the rest', async () => {
+    const memory = new FakeMemory();
+    memory.purgedTexts.add('the user secret is w');
+    const outcome = await extractExchange(memory, job(['The user secret is W', 'The CI runs on Fridays']), context);
+    expect(outcome.purged).toBe(1);
+    expect(memory.active().map((item) => item.content)).toEqual(['The CI runs on Fridays']);
   });
 });

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { MemoryPattern } from '@engram/contracts';
+import { MemoryError, MemoryPattern } from '@engram/contracts';
 import { categorizeContent, mostSimilar, type MemoryEntry, type MemorySource, type MemoryType } from '@engram/domain';
 import type { ExtractExchangeData } from '@engram/jobs';
 import { cleanSuggestion, explicitFacts } from './exchange-facts.js';
@@ -11,6 +11,8 @@ export interface ExtractOutcome {
   readonly refreshed: readonly string[];
   /** Candidates a previous delivery of this job already handled. */
   readonly unchanged: number;
+  /** Candidates a person purged from the pool meanwhile (the memory service refuses them: `gone`). */
+  readonly purged: number;
 }
 
 /** The id an extracted fact gets: the same exchange and text give the same id, so a re-run stores once. */
@@ -58,13 +60,14 @@ function candidatesOf(data: ExtractExchangeData): Candidate[] {
  */
 export async function extractExchange(memory: MemoryPort, data: ExtractExchangeData, context: JobContext): Promise<ExtractOutcome> {
   const candidates = candidatesOf(data);
-  if (candidates.length === 0) return { stored: [], refreshed: [], unchanged: 0 };
+  if (candidates.length === 0) return { stored: [], refreshed: [], unchanged: 0, purged: 0 };
   // The whole pool: a fact stated again long after it was stored must still find its entry.
   const pool: MemoryEntry[] = await listAllActive(memory, data.pool);
   const meta = { actor: 'worker:extract', causationId: data.requestId } as const;
   const stored: string[] = [];
   const refreshed: string[] = [];
   let unchanged = 0;
+  let purged = 0;
 
   for (const candidate of candidates) {
     const id = extractedMemoryId(exchangeOf(data), candidate.content);
@@ -85,17 +88,27 @@ export async function extractExchange(memory: MemoryPort, data: ExtractExchangeD
       continue;
     }
     const { category } = categorizeContent(candidate.content);
-    const entry = await memory.call(MemoryPattern.Store, {
-      pool: data.pool,
-      id,
-      content: candidate.content,
-      type: typeFor(category),
-      category,
-      source: candidate.source,
-      ...meta,
-    });
+    let entry: MemoryEntry;
+    try {
+      entry = await memory.call(MemoryPattern.Store, {
+        pool: data.pool,
+        id,
+        content: candidate.content,
+        type: typeFor(category),
+        category,
+        source: candidate.source,
+        ...meta,
+      });
+    } catch (error) {
+      // A person purged this text (or this very fact) while the exchange waited: it stays forgotten.
+      if (error instanceof MemoryError && error.code === 'gone') {
+        purged++;
+        continue;
+      }
+      throw error;
+    }
     pool.push(entry);
     stored.push(entry.id);
   }
-  return { stored, refreshed, unchanged };
+  return { stored, refreshed, unchanged, purged };
 }

@@ -18,6 +18,8 @@ export class FakeMemory implements MemoryPort {
   readonly entries = new Map<string, MemoryEntry>();
   readonly log: MemoryEvent[] = [];
   readonly calls: { pattern: MaintenancePattern; request: unknown }[] = [];
+  /** Texts a purge forbade (compared in lower case): a store of one from a conversation is refused as `gone`. */
+  readonly purgedTexts = new Set<string>();
   private nextId = 1;
 
   constructor(
@@ -93,6 +95,9 @@ export class FakeMemory implements MemoryPort {
         const id = store.id ?? `m${this.nextId++}`;
         const existing = this.entries.get(id);
         if (existing) return existing;
+        if (this.purgedTexts.has(store.content.toLowerCase()) && store.source !== 'user') {
+          throw new MemoryError('gone', 'this text was purged from the pool; it is not stored again from a conversation');
+        }
         const created = entry({
           id,
           pool: store.pool,

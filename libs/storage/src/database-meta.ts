@@ -3,9 +3,10 @@ import type Database from 'better-sqlite3';
 /**
  * The `meta` table's counters, the one place that reads and writes them. `last_seq`: last event
  * applied; `dispatched_seq`: the outbox cursor; `events_indexed_seq`: how far the event index goes;
- * `fts_stale`: a bulk fill without full-text triggers has not finished; `schema_version`.
+ * `fts_stale`: a bulk fill without full-text triggers has not finished; `schema_version`;
+ * `tombstones_seq`: how far the purge tombstones go.
  */
-export type MetaKey = 'last_seq' | 'dispatched_seq' | 'events_indexed_seq' | 'fts_stale' | 'schema_version';
+export type MetaKey = 'last_seq' | 'dispatched_seq' | 'events_indexed_seq' | 'fts_stale' | 'schema_version' | 'tombstones_seq';
 
 export class DatabaseMeta {
   private readonly statements;

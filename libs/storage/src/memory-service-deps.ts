@@ -8,6 +8,7 @@ import type { HybridSearch } from './hybrid-search.js';
 import type { MemoryQueries } from './memory-queries.js';
 import type { OutboxCursor } from './outbox-cursor.js';
 import type { Projection } from './projection.js';
+import type { PurgeTombstones } from './purge-tombstones.js';
 import type { VectorService } from './vector-service.js';
 import type { WalCheckpointer } from './wal-checkpointer.js';
 
@@ -36,6 +37,8 @@ export interface MemoryServiceDeps {
     | 'stats'
   >;
   readonly outboxCursor: Pick<OutboxCursor, 'dispatchedSeq' | 'markDispatched'>;
+  /** What applied purges forbid (the projection's). */
+  readonly tombstones: Pick<PurgeTombstones, 'isPurged' | 'forbids'>;
   readonly flatFiles: Pick<FlatFiles, 'refresh' | 'noteChanges'>;
   /** Where each applied batch is published (the outbox and the vector store read it). */
   readonly commits: CommitFeed;

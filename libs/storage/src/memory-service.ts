@@ -41,6 +41,8 @@ import {
 import type { CommitFeed } from './commit-feed.js';
 import { assertSameStore, storedFields } from './idempotency.js';
 import { newMemoryId } from './ids.js';
+import { PurgesInFlight } from './purges-in-flight.js';
+import { textFingerprint } from './purge-tombstones.js';
 import type { MemoryServiceDeps } from './memory-service-deps.js';
 import { MemoryReads } from './memory-reads.js';
 import type { ReferenceBatcher } from './reference-batcher.js';
@@ -54,6 +56,9 @@ import { decided, mergesOf, refreshIdsOf, requiredId, storeFieldsOf, updateField
 
 export type { MemoryServiceDeps } from './memory-service-deps.js';
 
+/** Pages of 1,000 events read of a purged entry's history for its texts (its references are most of it). */
+const MAX_HISTORY_PAGES = 20;
+
 /**
  * The memory operations, as the RPC controller calls them. A write: validate the request -> decide
  * in the domain against the current state (acknowledged plus in flight) -> the write pipeline
@@ -64,6 +69,7 @@ export class MemoryService {
   private readonly reads: MemoryReads;
   private readonly tier1Cache: Tier1Cache;
   private readonly references: ReferenceBatcher;
+  private readonly purging = new PurgesInFlight();
   private closing: Promise<void> | null = null;
 
   /** Every applied batch, in seq order (see CommitFeed). */
@@ -88,7 +94,11 @@ export class MemoryService {
     const atChosenId = fields.chosenId === undefined ? undefined : this.pipeline.current(fields.chosenId);
     // Only a store that would write looks for the same fact (a search of the pool).
     const sameFact = fields.dedupe && !atChosenId ? sameFactInPool(this.deps.queries, context.pool, fields.content) : null;
-    const decision = decided(() => decideStore({ context, ...fields, freshId: () => this.pipeline.freshId() }, { atChosenId, sameFact }));
+    const purged = {
+      chosenId: fields.chosenId !== undefined && (this.purging.hasId(fields.chosenId) || this.deps.tombstones.isPurged(fields.chosenId)),
+      text: this.purging.forbids(context.pool, fields.content) || this.deps.tombstones.forbids(context.pool, fields.content),
+    };
+    const decision = decided(() => decideStore({ context, ...fields, freshId: () => this.pipeline.freshId() }, { atChosenId, sameFact, purged }));
     switch (decision.outcome) {
       case 'retried':
         if (request.id === undefined && request.idempotencyKeyBindsRequest === true) {
@@ -137,11 +147,23 @@ export class MemoryService {
     return this.onEntry(request, (context, id, entry) => decideCategorize({ context, id, category }, entry));
   }
 
-  /** Forgets for real: the row, its FTS terms and flat-file lines go, and the log lines that carried it are redacted. */
+  /**
+   * Forgets for real: the row, its FTS terms and flat-file lines go, and the log lines that carried it
+   * are redacted. The purge records what it forbids from then on (the id, and the fingerprints of every
+   * text the entry had), and forbids it while it is in flight too.
+   */
   async purge(request: IdRequest): Promise<{ readonly id: string; readonly purged: true }> {
     const context = this.writeContext(request);
     const id = requiredId(request.id);
-    await this.pipeline.write(decided(() => decidePurge({ context, id }, this.pipeline.current(id))));
+    const current = this.pipeline.current(id);
+    const forbids = current?.pool === context.pool ? this.fingerprintsOf(context.pool, current) : [];
+    const events = decided(() => decidePurge({ context, id, forbids }, current));
+    const release = this.purging.add(context.pool, id, forbids);
+    try {
+      await this.pipeline.write(events);
+    } finally {
+      release();
+    }
     await this.deps.log.redact(new Set([id]));
     this.deps.projection.scrub();
     const removed = this.deps.removeStaleCopies?.() ?? [];
@@ -235,6 +257,23 @@ export class MemoryService {
   }
 
   // ---- internals ----
+
+  /** Fingerprints of every text an entry had: its stored, updated and merged contents (from its history) and its current one. */
+  private fingerprintsOf(pool: string, entry: MemoryEntry): string[] {
+    const texts = new Set([entry.content]);
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_HISTORY_PAGES; page++) {
+      const events = this.reads.events({ pool, memoryId: entry.id, limit: 1000, ...(cursor ? { cursor } : {}) });
+      for (const event of events.data) {
+        if ((event.type === 'memory.stored' || event.type === 'memory.consolidated' || event.type === 'memory.updated') && event.data.id === entry.id) {
+          if (typeof event.data.content === 'string') texts.add(event.data.content);
+        }
+      }
+      if (events.nextCursor === null) break;
+      cursor = events.nextCursor;
+    }
+    return [...texts].map((text) => textFingerprint(pool, text)).filter((fingerprint): fingerprint is string => fingerprint !== undefined);
+  }
 
   private writeContext(request: Parameters<typeof writeContextOf>[0]): WriteContext {
     if (this.closing) throw new MemoryError('unavailable', 'memory service is shutting down');

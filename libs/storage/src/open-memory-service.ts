@@ -73,6 +73,7 @@ export async function openMemoryService(options: MemoryServiceOptions): Promise<
       queries,
       outboxCursor: projection.outboxCursor,
       eventIndex: projection.eventIndex,
+      tombstones: projection.tombstones,
       removeStaleCopies: () => removeMovedAsideDatabases(dataDir.databasePath),
       flatFiles,
       lock,
@@ -155,7 +156,31 @@ export function catchUp(
   }
   if (applied > 0) logger.info({ from, to: projection.lastSeq, applied }, 'caught the database up from the event log');
   backfillEventIndex(projection, log, logger);
+  backfillTombstones(projection, log, logger);
   return applied;
+}
+
+/** A database made before purge tombstones: record the purges in its log, once, and drop what they had removed. */
+function backfillTombstones(projection: Projection, log: { eventsAfter(seq: number): Iterable<MemoryEvent> }, logger: Logger): void {
+  const from = projection.tombstones.coveredSeq;
+  if (from < projection.lastSeq) {
+    let chunk: MemoryEvent[] = [];
+    for (const event of log.eventsAfter(from)) {
+      if (event.seq > projection.lastSeq) break;
+      chunk.push(event);
+      if (chunk.length >= CATCH_UP_CHUNK) {
+        projection.tombstones.backfill(chunk);
+        chunk = [];
+      }
+    }
+    projection.tombstones.backfill(chunk);
+    logger.info({ from, to: projection.tombstones.coveredSeq }, 'recorded the purges of the event log');
+  }
+  const dropped = projection.dropResurrected();
+  if (dropped.length > 0) {
+    projection.scrub();
+    logger.warn({ ids: dropped }, 'deleted entries the database held again after their purge (stored again under a purged id before that was refused)');
+  }
 }
 
 /** A database made before the event index existed: index its events from the log, once. */

@@ -7,6 +7,7 @@ import { FullTextIndex } from './full-text-index.js';
 import { MemoryQueries } from './memory-queries.js';
 import { MEMORY_COLUMNS, toRow, type MemoryRow } from './memory-row.js';
 import { OutboxCursor } from './outbox-cursor.js';
+import { PurgeTombstones } from './purge-tombstones.js';
 
 /** One entry before and after an event (undefined: did not exist / was purged). */
 export interface EntryChange {
@@ -30,6 +31,8 @@ export class Projection {
   readonly outboxCursor: OutboxCursor;
   /** Which events belong to which pool and entry, kept in the same transactions as the entries. */
   readonly eventIndex: EventIndex;
+  /** What purges forbid (ids, texts' fingerprints), kept in the same transactions as the entries. */
+  readonly tombstones: PurgeTombstones;
 
   /** Over a database opened by database.ts; finishes a full-text fill an earlier process did not. */
   constructor(private readonly db: Database.Database) {
@@ -38,6 +41,7 @@ export class Projection {
     this.fullText = new FullTextIndex(db, this.meta);
     this.outboxCursor = new OutboxCursor(this.meta);
     this.eventIndex = new EventIndex(db, this.meta);
+    this.tombstones = new PurgeTombstones(db, this.meta);
     this.statements = {
       // Positional: binding fifteen named parameters costs a property lookup each, on every stored row.
       insert: db.prepare<[readonly unknown[]]>(
@@ -97,10 +101,12 @@ export class Projection {
               throw new Error(`projection at seq ${this.lastSeqValue} cannot apply seq ${event.seq}: events are missing`);
             }
             this.applyOne(event, applied);
+            this.tombstones.note(event);
             poolSeqs.set(event.pool, event.seq);
             this.lastSeqValue = event.seq;
           }
           this.eventIndex.add(events);
+          this.tombstones.save();
           for (const [pool, seq] of poolSeqs) this.statements.touchPool.run(pool, seq);
           this.meta.set('last_seq', this.lastSeqValue);
         })
@@ -108,6 +114,7 @@ export class Projection {
     } catch (error) {
       this.lastSeqValue = this.meta.get('last_seq');
       this.eventIndex.reload();
+      this.tombstones.reload();
       throw error;
     }
     return applied;
@@ -123,7 +130,11 @@ export class Projection {
     }
     const before = new Map<string, MemoryEntry | undefined>();
     for (const id of affectedIds(event)) before.set(id, this.queries.get(id));
-    const changes = changesOf(event, (id) => (before.has(id) ? before.get(id) : this.queries.get(id)));
+    const changes = changesOf(
+      event,
+      (id) => (before.has(id) ? before.get(id) : this.queries.get(id)),
+      (id) => this.tombstones.isPurged(id),
+    );
     for (const [id, after] of changes) {
       const previous = before.get(id);
       applied.push({ before: previous, after });
@@ -139,6 +150,17 @@ export class Projection {
         this.statements.updateWithoutContent.run(row);
       }
     }
+  }
+
+  /**
+   * Deletes entries a purge removed that a store under the same id made again: a log written before
+   * purged ids were refused holds such stores (their content redacted), which changesOf now ignores,
+   * so a database built then disagrees with a replay until this runs (at start). Returns their ids.
+   */
+  dropResurrected(): string[] {
+    const ids = this.tombstones.resurrectedIds();
+    if (ids.length > 0) this.db.transaction(() => ids.forEach((id) => this.statements.delete.run(id))).immediate();
+    return ids;
   }
 
   /**

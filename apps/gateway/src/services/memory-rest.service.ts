@@ -63,6 +63,8 @@ const STATUS_OF: Readonly<Record<MemoryErrorCode, number>> = {
   invalid_request: 400,
   conflict: 409,
   idempotency_key_reused: 422,
+  // An Idempotency-Key whose entry was purged: the key names that request, whose entry is gone for good.
+  gone: 410,
   unavailable: 503,
   // The gateway's own internal token was refused: nothing the caller can fix, and memory is out of reach.
   unauthorized: 503,

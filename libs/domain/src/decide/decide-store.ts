@@ -22,7 +22,12 @@ export interface StoreState {
   readonly atChosenId: MemoryEntry | undefined;
   /** With dedupe: the active entry of the pool that already says the content (see existingFact). */
   readonly sameFact: MemoryEntry | null;
+  /** What purges (acknowledged or in flight) forbid of this store: its chosen id, its text in the pool. */
+  readonly purged: { readonly chosenId: boolean; readonly text: boolean };
 }
+
+/** Sources that store what a conversation said (a model, a marker, extraction): a purge's text is refused to them. */
+const FROM_CONVERSATION: ReadonlySet<MemorySource> = new Set(['llm', 'marker', 'extraction']);
 
 export type StoreDecision =
   /** The chosen id is already stored in this pool: a retry, nothing to write; answer that entry. */
@@ -33,6 +38,16 @@ export type StoreDecision =
 
 export function decideStore(command: StoreCommand, state: StoreState): StoreDecision {
   const { context, chosenId } = command;
+  // A purged id stays purged: a retry of the store that made it (an Idempotency-Key, a replayed tool
+  // call, a re-run extraction) would bring the text back under the id the purge removed.
+  if (chosenId !== undefined && state.purged.chosenId) {
+    throw new WriteRejection('gone', `memory ${chosenId} was purged; store it again without the same idempotency key to make a new entry`);
+  }
+  // A conversation still in flight when the person purged what it said (a queued extraction, a
+  // retried turn) must not store it again; a person may (source user).
+  if (state.purged.text && FROM_CONVERSATION.has(command.source)) {
+    throw new WriteRejection('gone', 'this text was purged from the pool; it is not stored again from a conversation');
+  }
   if (chosenId !== undefined && state.atChosenId) {
     if (state.atChosenId.pool !== context.pool) throw new WriteRejection('conflict', `id ${chosenId} is taken by another pool`);
     return { outcome: 'retried', id: chosenId, events: [] };

@@ -16,7 +16,7 @@ export interface WriteContext {
 }
 
 /** Why a command cannot be carried out in the current state; the store answers it as an error with this code. */
-export type RejectionCode = 'not_found' | 'conflict' | 'invalid_request';
+export type RejectionCode = 'not_found' | 'conflict' | 'invalid_request' | 'gone';
 
 /** A command refused by a write rule (not by the shape of the request, which the store checks first). */
 export class WriteRejection extends Error {
