@@ -13,9 +13,10 @@ if [ -z "${ENGRAM_DATA_DIR:-}" ] && [ -f .env ]; then
   [ -n "$ENGRAM_DATA_DIR" ] && export ENGRAM_DATA_DIR
 fi
 if docker compose ps --status running --services 2>/dev/null | grep -qx memory; then
+  # The copy in the volume goes even when copying it out fails: memory content left there would outlive a purge.
+  trap 'docker compose exec -T memory rm -rf "/data/backups/$name"' EXIT
   docker compose exec -T memory npx engram backup --to "/data/backups/$name"
   docker compose cp "memory:/data/backups/$name" "$dest/$name"
-  docker compose exec -T memory rm -rf "/data/backups/$name"
 else
   npx engram backup --to "$dest/$name"
 fi

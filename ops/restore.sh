@@ -14,8 +14,16 @@ fi
 if docker compose ps -a --services 2>/dev/null | grep -qx memory; then
   name="$(basename "$backup")"
   docker compose stop gateway worker memory
+  # The copy put into the volume goes once restored (or not): memory content left there would outlive a purge.
+  # docker compose cp writes it as root, so root removes it (and the backups folder, when nothing else is in it).
+  remove_copy() {
+    docker compose run --rm --no-deps --user root memory sh -c 'rm -rf "$1"; rmdir /data/backups 2>/dev/null || true' remove "/data/backups/$name"
+  }
+  trap remove_copy EXIT
   docker compose cp "$backup" "memory:/data/backups/$name"
   docker compose run --rm --no-deps memory npx engram restore --from "/data/backups/$name"
+  trap - EXIT
+  remove_copy
   docker compose up -d
 else
   npx engram restore --from "$backup"

@@ -24,8 +24,15 @@ describe('docker-compose.yml, run as local processes', () => {
     expect(redis?.command).toEqual(expect.arrayContaining(['--appendonly', 'yes']));
     expect(redis?.volumes?.some((volume) => volume.endsWith(':/data'))).toBe(true);
 
+    // One image, built once by memory (worker and gateway wait for it), never pulled from a registry.
+    expect(memory?.build).toEqual({ context: '.', dockerfile: 'ops/Dockerfile' });
     for (const [name, service] of Object.entries({ memory, worker, gateway })) {
-      because(name, () => expect(service?.build).toEqual({ context: '.', dockerfile: 'ops/Dockerfile' }));
+      because(name, () => expect(service?.image).toBe(memory?.image));
+      because(name, () => expect(service?.pull_policy).toBe('never'));
+      if (service !== memory) because(name, () => expect(service?.build).toBeUndefined());
+      because(name, () => expect(service?.depends_on?.['memory'] ?? (service === memory ? {} : undefined)).toBeDefined());
+      // Each may call a model or embeddings server on the host (.env.example suggests a local one).
+      because(name, () => expect(service?.extra_hosts).toEqual(['host.docker.internal:host-gateway']));
       because(name, () => expect(service?.env_file).toEqual([{ path: '.env', required: false }]));
     }
     for (const [name, service] of Object.entries(compose.services)) {

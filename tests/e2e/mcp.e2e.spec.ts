@@ -17,6 +17,7 @@ import {
   claudeDesktopRecipe,
   codexRecipe,
   cursorRecipe,
+  openCodeRecipe,
   type HttpRecipe,
   type StdioRecipe,
 } from '../support/mcp-client-config.js';
@@ -402,6 +403,7 @@ describe('MCP server', () => {
     it.each([
       ['Cursor', cursorRecipe],
       ['Codex', codexRecipe],
+      ['OpenCode', openCodeRecipe],
     ] as const)('%s: the configuration works with a key and, without it, in open mode', async (name, recipe) => {
       expect(await roundTrip(await viaHttp(recipe({ origin: stack.gateway.url, env })), `${name} recipe fact keyed`)).toContain(
         `] ${name} recipe fact keyed`,
@@ -432,10 +434,10 @@ describe('MCP server', () => {
           .filter((content) => content.includes(' recipe fact '))
           .sort();
       expect(await recipeFacts(stack.gateway.url, 'alpha', 'alpha-key')).toEqual(
-        ['Claude Code', 'Claude Desktop', 'Codex', 'Cursor'].map((name) => `${name} recipe fact keyed`),
+        ['Claude Code', 'Claude Desktop', 'Codex', 'Cursor', 'OpenCode'].map((name) => `${name} recipe fact keyed`),
       );
       expect(await recipeFacts(openGateway.url, 'default')).toEqual(
-        ['Claude Code', 'Claude Desktop', 'Codex', 'Cursor'].map((name) => `${name} recipe fact open`),
+        ['Claude Code', 'Claude Desktop', 'Codex', 'Cursor', 'OpenCode'].map((name) => `${name} recipe fact open`),
       );
     });
   });

@@ -12,6 +12,8 @@ import { ScriptedHttpServer } from '../support/scripted-http.js';
 
 const run = promisify(execFile);
 const README_URL = 'http://localhost:8080';
+/** The key Set up has the person make, in ENGRAM_API_KEYS and in their shell. */
+const KEY = 'readme-key-0123456789abcdef';
 
 /** Commands a Docker engine runs: ops/compose-smoke.sh runs every one of them (and the ops/ ones), in README order. */
 const isDockerCompose = (command: string): boolean => command.startsWith('docker compose ');
@@ -85,7 +87,7 @@ describe('README.md', () => {
     expect(variables.filter((variable) => !table.includes(`\`${variable}\``))).toEqual([]);
   });
 
-  describe('commands, run against the services docker-compose.yml starts', () => {
+  describe("commands, run against the services docker-compose.yml starts, on the README's own set-up (keys set)", () => {
     let upstream: ScriptedHttpServer;
     let topology: ComposeTopology;
     let home: string;
@@ -107,7 +109,12 @@ describe('README.md', () => {
         response.writeHead(200, { 'content-type': 'application/json' });
         response.end(JSON.stringify(scriptedMemoryModel(request)));
       });
-      topology = await startComposeTopology({ UPSTREAM_BASE_URL: `${upstream.url}/v1` });
+      // Set up: "give each person or tool a key ... and put your provider's key on the server".
+      topology = await startComposeTopology({
+        UPSTREAM_BASE_URL: `${upstream.url}/v1`,
+        ENGRAM_API_KEYS: `${KEY}=*`,
+        UPSTREAM_API_KEY: 'sk-upstream',
+      });
       // A newcomer's shell: a folder of their own, the repository's tools on hand, Engram's data dir.
       home = mkdtempSync(join(tmpdir(), 'engram-readme-'));
       symlinkSync(join(repoRoot, 'node_modules'), join(home, 'node_modules'));
@@ -116,7 +123,9 @@ describe('README.md', () => {
       env = {
         PATH: process.env['PATH'] ?? '',
         HOME: home,
-        OPENAI_API_KEY: 'sk-client',
+        // The SDK example's key ("your key from ENGRAM_API_KEYS"), and the one the curl lines send.
+        OPENAI_API_KEY: KEY,
+        ENGRAM_API_KEY: KEY,
         ENGRAM_DATA_DIR: topology.volumes.get('memory:/data')!,
         // npx must use the repository's `engram`, never fetch a package of that name.
         npm_config_yes: 'false',
@@ -150,8 +159,10 @@ describe('README.md', () => {
         const body: unknown = JSON.parse(result.stdout);
         because(command, () => expect(body).not.toHaveProperty('error'));
       }
-      const listed = await sh(commands('curl -s http://localhost:8080/engram/pools/default/memories')[0]!);
+      const listed = await sh(commands('curl -s -H "Authorization: Bearer $ENGRAM_API_KEY" http://localhost:8080/engram/pools/default/memories')[0]!);
       expect(listed.stdout).toContain('I prefer short answers');
+      // Keys are really required here: without the header the same request is refused.
+      expect((await sh(`curl -s -o /dev/null -w '%{http_code}' ${README_URL}/engram/pools/default/memories`)).stdout).toBe('401');
     });
 
     it('ops/backup.sh copies the running data dir; ops/restore.sh refuses until memory stops, then restores', async () => {
@@ -161,6 +172,9 @@ describe('README.md', () => {
       because(made.stderr, () => expect(made.code).toBe(0));
       expect(made.stdout).toMatch(/^backed up /m);
       expect(readdirSync(join(home, 'backups'))).toHaveLength(1);
+      // Run in the clone, the same line writes ./backups there: memory content that `git add .` must not take.
+      const [backupName] = readdirSync(join(home, 'backups'));
+      await expect(run('git', ['check-ignore', '--quiet', `backups/${backupName!}/engram.db`], { cwd: repoRoot })).resolves.toBeDefined();
 
       const refused = await sh(restore!);
       expect(refused.code).not.toBe(0);

@@ -15,7 +15,7 @@ import { strict as assert } from 'node:assert';
 import { repoRoot } from './compose.js';
 import { DEPLOY_FACT, STORE_REQUEST_ID, scriptedMemoryModel, storeThenRecall } from './compose-conversation.js';
 import { freePort } from './ports.js';
-import { readmeCommands } from './readme.js';
+import { readmeBlocks, readmeCommands } from './readme.js';
 import { ScriptedHttpServer } from './scripted-http.js';
 
 const project = 'engram-smoke';
@@ -42,13 +42,19 @@ const forward = await relay(Number(new URL(upstream.url).port));
 const gatewayPort = await freePort();
 const dir = mkdtempSync(join(tmpdir(), 'engram-smoke-'));
 const override = join(dir, 'smoke.override.yml');
+/** The README's `.env` line for a model server on the host (Ollama), pointed at the scripted model's relay. */
+const ollamaLine = readmeBlocks()
+  .flatMap((block) => block.text.split('\n'))
+  .find((line) => /^UPSTREAM_BASE_URL=http:\/\/host\.docker\.internal:11434\/v1$/.test(line));
+assert.ok(ollamaLine, 'the README lost its Ollama line (UPSTREAM_BASE_URL=http://host.docker.internal:11434/v1)');
 const upstreamEnv = {
-  UPSTREAM_BASE_URL: `http://host.docker.internal:${forward.port}/v1`,
+  // Reached through docker-compose.yml's own extra_hosts: this override adds none.
+  UPSTREAM_BASE_URL: ollamaLine.slice('UPSTREAM_BASE_URL='.length).replace(':11434/', `:${forward.port}/`),
   UPSTREAM_API_KEY: 'sk-upstream',
   ENGRAM_API_KEYS: '',
 };
 // ENGRAM_BUILD_NETWORK=host builds the image with the host's network, for machines (like CI's) where that is
-// the only way out; docker-compose.yml itself stays as users get it.
+// the only way out; docker-compose.yml itself stays as users get it. Only memory builds.
 const buildNetwork = process.env['ENGRAM_BUILD_NETWORK'];
 const build = buildNetwork ? { build: { network: buildNetwork } } : {};
 writeFileSync(
@@ -56,12 +62,12 @@ writeFileSync(
   JSON.stringify({
     services: {
       memory: { ...build },
-      ...Object.fromEntries(
-        ['gateway', 'worker'].map((name) => [name, { ...build, environment: upstreamEnv, extra_hosts: ['host.docker.internal:host-gateway'] }]),
-      ),
+      ...Object.fromEntries(['gateway', 'worker'].map((name) => [name, { environment: upstreamEnv }])),
     },
   }),
 );
+// An image tag of this run's own, absent until the first `docker compose up` builds it, as on a fresh machine.
+const image = `engram-smoke:${process.pid}`;
 // COMPOSE_* make the README's plain `docker compose ...` lines act on this project and override.
 const composeEnv = {
   ...process.env,
@@ -69,6 +75,7 @@ const composeEnv = {
   COMPOSE_FILE: ['docker-compose.yml', override].join(':'),
   ENGRAM_PORT: String(gatewayPort),
   ENGRAM_DATA_LOCATION: 'engram-data',
+  ENGRAM_IMAGE: image,
 };
 const compose = (...args: string[]): string =>
   execFileSync('docker', ['compose', ...args], { cwd: repoRoot, env: composeEnv, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
@@ -148,10 +155,25 @@ async function requestWithId(id: string): Promise<void> {
   }
 }
 
+/**
+ * The README's first `docker compose up -d` on a machine without the image: built once (by memory, the
+ * others use it), never pulled from a registry first (engram images exist only where they are built).
+ */
+function firstUp(): void {
+  const up = spawnSync('docker', ['compose', 'up', '-d', '--wait', '--wait-timeout', '180'], { cwd: repoRoot, env: composeEnv, encoding: 'utf8' });
+  const output = `${up.stdout}${up.stderr}`;
+  process.stdout.write(output);
+  assert.equal(up.status, 0, 'docker compose up -d failed');
+  assert.doesNotMatch(output, /Pulling|pull access denied|registry-1\.docker\.io/, 'docker compose up tried to pull an image');
+  const [name, tag] = image.split(':');
+  assert.equal(output.match(new RegExp(`naming to docker\\.io/library/${name}:${tag} `, 'g'))?.length, 1, 'the image must be built once');
+  assert.match(execFileSync('docker', ['images', '-q', image], { encoding: 'utf8' }), /\w/);
+}
+
 let failed = false;
 try {
   step('building the image and bringing the stack up');
-  compose('up', '-d', '--build', '--wait', '--wait-timeout', '180');
+  firstUp();
   step('stack healthy; running the conversation');
   const outcome = await storeThenRecall(`http://127.0.0.1:${gatewayPort}`);
   assert.deepEqual(outcome, {
@@ -180,6 +202,8 @@ try {
   }
   compose('up', '-d', '--wait', '--wait-timeout', '180');
   assert.match(compose('exec', '-T', 'memory', 'cat', '/data/pools/default/USER.md'), new RegExp(DEPLOY_FACT));
+  // ops/backup.sh and ops/restore.sh leave no copy of a backup in the volume, where a purge would not reach it.
+  assert.equal(compose('exec', '-T', 'memory', 'sh', '-c', 'ls -A /data/backups 2>/dev/null || true').trim(), '');
   recoverCorruptedDatabase();
   process.stdout.write(`compose-smoke: the stack came up healthy, remembered across turns and recovered its database (${elapsed()})\n`);
 } catch (error) {
@@ -188,6 +212,7 @@ try {
   process.stderr.write(compose('logs', '--no-color', '--tail', '100'));
 } finally {
   compose('down', '-v', '--remove-orphans');
+  spawnSync('docker', ['rmi', image], { stdio: 'ignore' });
   forward.server.close();
   await upstream.close();
   rmSync(dir, { recursive: true, force: true });

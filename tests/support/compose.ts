@@ -15,6 +15,8 @@ export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 export interface ComposeService {
   readonly image?: string;
   readonly build?: { readonly context: string; readonly dockerfile: string };
+  readonly pull_policy?: string;
+  readonly extra_hosts?: readonly string[];
   readonly command?: readonly string[];
   readonly environment?: Readonly<Record<string, string | number>>;
   readonly env_file?: readonly { readonly path: string; readonly required?: boolean }[];

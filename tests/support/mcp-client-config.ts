@@ -36,9 +36,9 @@ function mcpSection(): string {
   return readme.slice(start, readme.indexOf('\n## ', start));
 }
 
-function block(lang: string, marker: string): string {
-  const found = fencedBlocks(mcpSection()).find((candidate) => candidate.lang === lang && candidate.text.includes(marker));
-  if (!found) throw new Error(`the README's MCP section lost its ${lang} block with ${marker}`);
+function block(lang: string, ...markers: string[]): string {
+  const found = fencedBlocks(mcpSection()).find((candidate) => candidate.lang === lang && markers.every((marker) => candidate.text.includes(marker)));
+  if (!found) throw new Error(`the README's MCP section lost its ${lang} block with ${markers.join(' and ')}`);
   return found.text;
 }
 
@@ -77,14 +77,31 @@ export function claudeCodeRecipe(command: string, { origin, env }: RecipeOptions
 
 /** `~/.cursor/mcp.json`'s server, its `${env:NAME}` values filled in as Cursor does. */
 export function cursorRecipe({ origin, env, open = false }: RecipeOptions): HttpRecipe {
-  const server = (JSON.parse(block('json', '"url"')) as { mcpServers: { engram: { url: string; headers?: Record<string, string> } } }).mcpServers
-    .engram;
+  const server = (JSON.parse(block('json', '"mcpServers"', '"url"')) as { mcpServers: { engram: { url: string; headers?: Record<string, string> } } })
+    .mcpServers.engram;
   const headers = open
     ? {}
     : Object.fromEntries(
         Object.entries(server.headers ?? {}).map(([name, value]) => [
           name,
           value.replace(/\$\{env:(\w+)\}/g, (_, variable: string) => env[variable] ?? ''),
+        ]),
+      );
+  return { url: at(server.url, origin), headers };
+}
+
+/** `opencode.json`'s `mcp.engram`: a remote server, its `{env:NAME}` values filled in as OpenCode does. */
+export function openCodeRecipe({ origin, env, open = false }: RecipeOptions): HttpRecipe {
+  const server = (
+    JSON.parse(block('json', '"mcp"', '"type": "remote"')) as { mcp: { engram: { type: string; url: string; headers?: Record<string, string> } } }
+  ).mcp.engram;
+  if (server.type !== 'remote') throw new Error('the OpenCode MCP server must be of type remote');
+  const headers = open
+    ? {}
+    : Object.fromEntries(
+        Object.entries(server.headers ?? {}).map(([name, value]) => [
+          name,
+          value.replace(/\{env:(\w+)\}/g, (_, variable: string) => env[variable] ?? ''),
         ]),
       );
   return { url: at(server.url, origin), headers };
