@@ -9,7 +9,7 @@ import { MetricsController } from './controllers/metrics.controller.js';
 import { MemoryRpcController } from './controllers/memory-rpc.controller.js';
 import { InternalTokenGuard } from './controllers/internal-token.guard.js';
 import { OperatorAccessGuard } from './controllers/operator-access.guard.js';
-import { COMMIT_FEED, CONFIG, EXTRACTION_SPOOL, INTERNAL_TOKEN, LOGGER, MEMORY_SERVICE, METRICS, REDIS } from './memory.tokens.js';
+import { COMMIT_FEED, CONFIG, EMBEDDING_MODEL, EXTRACTION_SPOOL, INTERNAL_TOKEN, LOGGER, MEMORY_SERVICE, METRICS, REDIS } from './memory.tokens.js';
 import { ChangePublisherRepository } from './repositories/change-publisher.repository.js';
 import { JobQueueRepository } from './repositories/job-queue.repository.js';
 import type { MetricsRepository } from './repositories/metrics.repository.js';
@@ -26,6 +26,8 @@ export interface MemoryAppDependencies {
   readonly metrics: MetricsRepository;
   /** The RPC channel's shared secret (see InternalTokenGuard). */
   readonly internalToken: string;
+  /** The name the vectors of the configured embedder are stored under; null with hybrid search off. */
+  readonly embeddingModel: string | null;
 }
 
 /** Wiring only. The store is opened (and recovered) before Nest starts, so the app never serves a half-open store. */
@@ -43,6 +45,7 @@ export class AppModule {
         { provide: REDIS, useValue: dependencies.redis },
         { provide: METRICS, useValue: dependencies.metrics },
         { provide: INTERNAL_TOKEN, useValue: dependencies.internalToken },
+        { provide: EMBEDDING_MODEL, useValue: dependencies.embeddingModel },
         InternalTokenGuard,
         OperatorAccessGuard,
         { provide: EXTRACTION_SPOOL, useValue: new ExtractionSpool(join(dependencies.config.dataDir, 'spool', 'extract')) },

@@ -4,7 +4,7 @@ import { Transport, type MicroserviceOptions } from '@nestjs/microservices';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { loadConfig } from '@engram/config';
 import { ensureInternalToken } from '@engram/contracts';
-import { OpenAiEmbeddingsClient } from '@engram/embeddings';
+import { describeEmbedder, openEmbedder } from '@engram/embeddings';
 import { createFailFastRedis, createLogger, exitOnStartFailure, logUncaughtErrors, NestPinoLogger, stopOnSignals } from '@engram/observability';
 import { openMemoryService } from '@engram/storage';
 import { AppModule } from './app.module.js';
@@ -15,6 +15,9 @@ async function bootstrap(): Promise<void> {
   const logger = createLogger('memory', config.logLevel);
   logUncaughtErrors(logger, 'exit');
   const metrics = new MetricsRepository();
+  // Each search's query is embedded here: with EMBEDDINGS_MODEL_DIR the model is loaded into this process.
+  const embedder = config.embeddings ? await openEmbedder(config.embeddings) : null;
+  if (embedder) logger.info(describeEmbedder(embedder), 'hybrid search: embedding queries');
   const memory = await openMemoryService({
     dataDir: config.dataDir,
     tier1MaxChars: config.tier1MaxChars,
@@ -22,10 +25,10 @@ async function bootstrap(): Promise<void> {
     // After a failed fsync nothing can be assumed about the log file: exit, and the restart
     // (compose, npm start) recovers by cutting any torn tail.
     onFatal: () => process.exit(1),
-    ...(config.embeddings
+    ...(config.embeddings && embedder
       ? {
           embeddings: {
-            embedder: new OpenAiEmbeddingsClient(config.embeddings),
+            embedder,
             queryTimeoutMs: config.embeddings.queryTimeoutMs,
             minSimilarity: config.embeddings.minSimilarity,
             observer: metrics,
@@ -37,7 +40,7 @@ async function bootstrap(): Promise<void> {
   const internalToken = ensureInternalToken(config.internalToken, config.dataDir);
 
   const app = await NestFactory.create<NestFastifyApplication>(
-    AppModule.register({ config, logger, memory, redis, metrics, internalToken }),
+    AppModule.register({ config, logger, memory, redis, metrics, internalToken, embeddingModel: embedder?.model ?? null }),
     new FastifyAdapter(),
     { logger: new NestPinoLogger(logger) },
   );
@@ -55,6 +58,7 @@ async function bootstrap(): Promise<void> {
   stopOnSignals(logger, async () => {
     await app.close();
     await memory.close();
+    await embedder?.close();
     redis.disconnect();
   });
 }

@@ -8,3 +8,5 @@ export const REDIS = 'ENGRAM_REDIS';
 export const METRICS = 'ENGRAM_METRICS';
 export const INTERNAL_TOKEN = 'ENGRAM_INTERNAL_TOKEN';
 export const EXTRACTION_SPOOL = 'EXTRACTION_SPOOL';
+/** The embedder's model name (string), or null with hybrid search off: with EMBEDDINGS_MODEL_DIR it is known only once the folder is read. */
+export const EMBEDDING_MODEL = 'EMBEDDING_MODEL';

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { loadConfig } from '@engram/config';
-import { OpenAiEmbeddingsClient } from '@engram/embeddings';
+import { describeEmbedder, openEmbedder } from '@engram/embeddings';
 import { createLogger, exitOnStartFailure, logUncaughtErrors, NestPinoLogger, stopOnSignals } from '@engram/observability';
 import { Redis } from 'ioredis';
 import { assertEveryJobHandled } from './handler-coverage.js';
@@ -29,7 +29,8 @@ async function bootstrap(): Promise<void> {
   redis.on('error', (error) => logger.warn({ error: error.message }, 'redis connection error'));
   const memory = createMemoryClient(config);
   const llm = createLlm(config);
-  const embedder = config.embeddings ? new OpenAiEmbeddingsClient(config.embeddings) : null;
+  // Entries are embedded here: with EMBEDDINGS_MODEL_DIR the model is loaded into this process.
+  const embedder = config.embeddings ? await openEmbedder(config.embeddings) : null;
 
   const app = await NestFactory.create<NestFastifyApplication>(
     WorkerModule.register({ config, logger, redis, memory, llm, embedder, clock: { now: () => new Date() }, served }),
@@ -42,7 +43,7 @@ async function bootstrap(): Promise<void> {
       queues: served,
       health: config.worker.healthPort,
       consolidation: llm ? config.consolidation.model : 'deterministic',
-      embeddings: config.embeddings?.model ?? 'off',
+      embeddings: embedder ? describeEmbedder(embedder) : 'off',
     },
     'worker ready',
   );
@@ -54,6 +55,7 @@ async function bootstrap(): Promise<void> {
     async () => {
       await app.close();
       await memory.close();
+      await embedder?.close();
       redis.disconnect();
     },
     SHUTDOWN_GRACE_MS,

@@ -21,7 +21,7 @@ export interface WorkerDependencies {
   readonly redis: Redis;
   readonly memory: MemoryClient;
   readonly llm: LlmPort | null;
-  /** Null when EMBEDDINGS_BASE_URL is unset (no embedding jobs are made then). */
+  /** Null when neither EMBEDDINGS_BASE_URL nor EMBEDDINGS_MODEL_DIR is set (no embedding jobs are made then). */
   readonly embedder: EmbedderPort | null;
   readonly clock: Clock;
   readonly served: readonly QueueName[];

@@ -44,6 +44,8 @@ const EnvSchema = z.object({
   EMBEDDINGS_MODEL: z.string().min(1).default('text-embedding-3-small'),
   EMBEDDINGS_QUERY_TIMEOUT_MS: positiveInt.default(800),
   EMBEDDINGS_MIN_SIMILARITY: z.coerce.number().min(-1).max(1).default(0.3),
+  EMBEDDINGS_MODEL_DIR: z.string().min(1).optional(),
+  EMBEDDINGS_THREADS: positiveInt.optional(),
   WORKER_HEALTH_PORT: port.default(4003),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
@@ -80,15 +82,17 @@ export interface EngramConfig {
   readonly memoryToolMaxIterations: number;
   readonly consolidation: { readonly model: string; readonly threshold: number };
   readonly worker: { readonly queues: string; readonly decayEveryMs: number; readonly healthPort: number };
-  /** Hybrid search through an OpenAI-compatible `/v1/embeddings`; null (the default): lexical search only. */
+  /**
+   * Hybrid search, embedding through an OpenAI-compatible `/v1/embeddings` or in-process with a model
+   * folder; null (the default): lexical search only.
+   */
   readonly embeddings: EmbeddingsConfig | null;
 }
 
-export interface EmbeddingsConfig {
-  /** Up to and including `/v1`, without a trailing slash. */
-  readonly baseUrl: string;
-  readonly apiKey: string | undefined;
-  readonly model: string;
+export type EmbeddingsConfig = EndpointEmbeddingsConfig | ModelDirEmbeddingsConfig;
+
+/** What hybrid search does with vectors, wherever they come from. */
+interface HybridSearchConfig {
   /** How long a search waits for its query's embedding before answering by words alone. */
   readonly queryTimeoutMs: number;
   /**
@@ -96,6 +100,24 @@ export interface EmbeddingsConfig {
    * answers gets no neighbours rather than the least unrelated ones. Model-dependent: README, "Hybrid search".
    */
   readonly minSimilarity: number;
+}
+
+/** EMBEDDINGS_BASE_URL: vectors from an OpenAI-compatible endpoint. */
+export interface EndpointEmbeddingsConfig extends HybridSearchConfig {
+  readonly kind: 'endpoint';
+  /** Up to and including `/v1`, without a trailing slash. */
+  readonly baseUrl: string;
+  readonly apiKey: string | undefined;
+  readonly model: string;
+}
+
+/** EMBEDDINGS_MODEL_DIR: vectors from an ONNX sentence-embedding model run in each process that embeds. */
+export interface ModelDirEmbeddingsConfig extends HybridSearchConfig {
+  readonly kind: 'model-dir';
+  /** The folder with model.onnx (or onnx/model.onnx) and tokenizer.json. */
+  readonly dir: string;
+  /** Threads one run may use; undefined: one per core. */
+  readonly threads: number | undefined;
 }
 
 export class ConfigError extends Error {
@@ -111,6 +133,11 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): E
     throw new ConfigError(`invalid configuration: ${problems}`);
   }
   const e = parsed.data;
+  if (e.EMBEDDINGS_BASE_URL && e.EMBEDDINGS_MODEL_DIR) {
+    throw new ConfigError(
+      'invalid configuration: EMBEDDINGS_BASE_URL and EMBEDDINGS_MODEL_DIR are both set; set one (an endpoint, or a model folder)',
+    );
+  }
   return {
     dataDir: e.ENGRAM_DATA_DIR,
     redisUrl: e.REDIS_URL,
@@ -137,14 +164,29 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): E
     memoryToolMaxIterations: e.MEMORY_TOOL_MAX_ITERATIONS,
     consolidation: { model: e.CONSOLIDATION_MODEL, threshold: e.CONSOLIDATION_THRESHOLD },
     worker: { queues: e.WORKER_QUEUES, decayEveryMs: e.DECAY_EVERY_MS, healthPort: e.WORKER_HEALTH_PORT },
-    embeddings: e.EMBEDDINGS_BASE_URL
-      ? {
-          baseUrl: e.EMBEDDINGS_BASE_URL.replace(/\/+$/, ''),
-          apiKey: e.EMBEDDINGS_API_KEY,
-          model: e.EMBEDDINGS_MODEL,
-          queryTimeoutMs: e.EMBEDDINGS_QUERY_TIMEOUT_MS,
-          minSimilarity: e.EMBEDDINGS_MIN_SIMILARITY,
-        }
-      : null,
+    embeddings: embeddingsConfig(e),
   };
+}
+
+function embeddingsConfig(e: Env): EmbeddingsConfig | null {
+  if (e.EMBEDDINGS_MODEL_DIR) {
+    return {
+      kind: 'model-dir',
+      dir: e.EMBEDDINGS_MODEL_DIR,
+      threads: e.EMBEDDINGS_THREADS,
+      queryTimeoutMs: e.EMBEDDINGS_QUERY_TIMEOUT_MS,
+      minSimilarity: e.EMBEDDINGS_MIN_SIMILARITY,
+    };
+  }
+  if (e.EMBEDDINGS_BASE_URL) {
+    return {
+      kind: 'endpoint',
+      baseUrl: e.EMBEDDINGS_BASE_URL.replace(/\/+$/, ''),
+      apiKey: e.EMBEDDINGS_API_KEY,
+      model: e.EMBEDDINGS_MODEL,
+      queryTimeoutMs: e.EMBEDDINGS_QUERY_TIMEOUT_MS,
+      minSimilarity: e.EMBEDDINGS_MIN_SIMILARITY,
+    };
+  }
+  return null;
 }

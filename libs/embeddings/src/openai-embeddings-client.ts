@@ -1,4 +1,4 @@
-import type { EmbeddingsConfig } from '@engram/config';
+import type { EndpointEmbeddingsConfig } from '@engram/config';
 import OpenAI from 'openai';
 import type { Embedder } from './embedder.js';
 import { vectorToBase64 } from './vector-codec.js';
@@ -16,7 +16,7 @@ export class OpenAiEmbeddingsClient implements Embedder {
   readonly model: string;
   private readonly client: OpenAI;
 
-  constructor(config: Pick<EmbeddingsConfig, 'baseUrl' | 'apiKey' | 'model'>) {
+  constructor(config: Pick<EndpointEmbeddingsConfig, 'baseUrl' | 'apiKey' | 'model'>) {
     this.model = config.model;
     // Local servers (Ollama, llama.cpp) need no key; the SDK insists on one and sends it as a bearer.
     this.client = new OpenAI({ baseURL: config.baseUrl, apiKey: config.apiKey ?? 'no-key', maxRetries: 0, timeout: BATCH_TIMEOUT_MS });
@@ -40,4 +40,7 @@ export class OpenAiEmbeddingsClient implements Embedder {
   async embedBase64(texts: readonly string[]): Promise<string[]> {
     return (await this.embed(texts)).map(vectorToBase64);
   }
+
+  /** Nothing to release (no connection is kept open between calls that outlives the process). */
+  async close(): Promise<void> {}
 }

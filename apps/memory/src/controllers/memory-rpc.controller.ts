@@ -146,7 +146,11 @@ export class MemoryRpcController {
    * every call would pay for this one line (nothing else logs inside a call).
    */
   private vectors(): NonNullable<MemoryService['vectors']> {
-    if (!this.memory.vectors) throw new MemoryError('unavailable', 'hybrid search is off on the memory service (EMBEDDINGS_BASE_URL is not set)');
+    if (!this.memory.vectors)
+      throw new MemoryError(
+        'unavailable',
+        'hybrid search is off on the memory service (neither EMBEDDINGS_BASE_URL nor EMBEDDINGS_MODEL_DIR is set)',
+      );
     return this.memory.vectors;
   }
 

@@ -1,9 +1,8 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import type { EngramConfig } from '@engram/config';
 import { JobName } from '@engram/jobs';
 import type { Logger } from '@engram/observability';
 import type { MemoryService } from '@engram/storage';
-import { CONFIG, LOGGER, MEMORY_SERVICE } from '../memory.tokens.js';
+import { EMBEDDING_MODEL, LOGGER, MEMORY_SERVICE } from '../memory.tokens.js';
 import { JobQueueRepository } from '../repositories/job-queue.repository.js';
 
 const RETRY_MS = 30_000;
@@ -20,7 +19,7 @@ export class EmbeddingBackfillService implements OnApplicationBootstrap, OnModul
   constructor(
     @Inject(MEMORY_SERVICE) private readonly memory: MemoryService,
     @Inject(JobQueueRepository) private readonly queues: JobQueueRepository,
-    @Inject(CONFIG) private readonly config: EngramConfig,
+    @Inject(EMBEDDING_MODEL) private readonly model: string | null,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
@@ -34,12 +33,12 @@ export class EmbeddingBackfillService implements OnApplicationBootstrap, OnModul
 
   private async backfill(runId: string): Promise<void> {
     const vectors = this.memory.vectors;
-    if (!vectors || !this.config.embeddings) return;
-    const pools = vectors.poolsMissing(this.config.embeddings.model);
+    if (!vectors || !this.model) return;
+    const pools = vectors.poolsMissing(this.model);
     if (pools.length === 0) return;
     try {
       await this.queues.enqueue(pools.map((pool) => ({ name: JobName.EmbedPool, data: { pool, eventId: `${runId}-${pool}` } })));
-      this.logger.info({ pools, model: this.config.embeddings.model }, 'asked the worker to embed entries that have no vector yet');
+      this.logger.info({ pools, model: this.model }, 'asked the worker to embed entries that have no vector yet');
     } catch (error) {
       this.logger.warn({ err: error }, 'could not enqueue the embedding backfill; retrying');
       this.timer = setTimeout(() => void this.backfill(runId), RETRY_MS);

@@ -22,7 +22,8 @@ export class EmbedProcessor extends WorkerHost {
     switch (item.name) {
       case JobName.EmbedPool: {
         const embedder = this.embedder;
-        if (!embedder) throw new UnrecoverableError('EMBEDDINGS_BASE_URL is not set on this worker; set it as on the memory service');
+        if (!embedder)
+          throw new UnrecoverableError('neither EMBEDDINGS_BASE_URL nor EMBEDDINGS_MODEL_DIR is set on this worker; set it as on the memory service');
         return inJobScope(job, item.data.pool, () => embedPool(this.memory, embedder, item.data));
       }
       default:
