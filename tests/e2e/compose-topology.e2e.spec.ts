@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { because } from '@engram/testing';
+import { because, tempDataDir, writeSentenceEncoder } from '@engram/testing';
 import { loadConfig } from '@engram/config';
 import {
   commentedDefaults,
@@ -47,8 +47,18 @@ describe('docker-compose.yml, run as local processes', () => {
     expect(dataVolume[1]).toBe(imageEnvironment()['ENGRAM_DATA_DIR']);
     expect(Object.keys(compose.volumes ?? {})).toContain(dataVolume[0]);
     // Gateway and worker read the internal token memory writes there, and nothing else: read-only.
-    for (const [name, service] of Object.entries({ worker, gateway }))
-      because(name, () => expect(service?.volumes).toEqual([`${memory!.volumes![0]}:ro`]));
+    // Memory and worker embed (EMBEDDINGS_MODEL_DIR): the same model folder, read-only, at the same place.
+    const modelVolume = memory!.volumes![1]!;
+    expect(modelVolume).toMatch(/:ro$/);
+    expect(gateway?.volumes).toEqual([`${memory!.volumes![0]}:ro`]);
+    expect(worker?.volumes).toEqual([`${memory!.volumes![0]}:ro`, modelVolume]);
+    expect(worker?.environment?.['EMBEDDINGS_MODEL_DIR']).toBe(memory?.environment?.['EMBEDDINGS_MODEL_DIR']);
+    const [modelSource, modelTarget] = interpolate(modelVolume, {}).split(':');
+    expect(Object.keys(compose.volumes ?? {})).toContain(modelSource);
+    expect(interpolate(String(memory?.environment?.['EMBEDDINGS_MODEL_DIR']), { EMBEDDINGS_MODEL_DIR: '/srv/models/all-MiniLM-L6-v2' })).toBe(
+      modelTarget,
+    );
+    expect(interpolate(String(memory?.environment?.['EMBEDDINGS_MODEL_DIR']), {})).toBe('');
   });
 
   it('builds its image from every workspace and documents every default it shows', () => {
@@ -114,6 +124,29 @@ describe('docker-compose.yml, run as local processes', () => {
       const logs = (service: string): string => topology.processes.get(service)?.output() ?? '';
       expect(logs('gateway')).toContain(`"requestId":"${STORE_REQUEST_ID}"`);
       expect(logs('memory')).toContain(`"requestId":"${STORE_REQUEST_ID}"`);
+    });
+  });
+
+  describe('with EMBEDDINGS_MODEL_DIR in .env (a model folder on the server)', () => {
+    const model = tempDataDir('engram-model-');
+    let topology: ComposeTopology;
+
+    beforeAll(async () => {
+      writeSentenceEncoder(model.path, { maxSeqLength: 64 });
+      topology = await startComposeTopology({ UPSTREAM_BASE_URL: 'http://127.0.0.1:9/v1', EMBEDDINGS_MODEL_DIR: model.path, LOG_LEVEL: 'info' });
+    });
+
+    afterAll(async () => {
+      await topology?.stop();
+      model.remove();
+    });
+
+    it('mounts the folder into memory and the worker, which both load the model', () => {
+      for (const service of ['memory', 'worker']) {
+        because(service, () => expect(topology.environments.get(service)?.['EMBEDDINGS_MODEL_DIR']).toBe(model.path));
+      }
+      expect(topology.processes.get('memory')?.output()).toMatch(/"in":"process".*"msg":"hybrid search: embedding queries"/);
+      expect(topology.processes.get('worker')?.output()).toMatch(/"embeddings":\{"model":"onnx-[0-9a-f]{16}"[^}]*"in":"process"\}/);
     });
   });
 });

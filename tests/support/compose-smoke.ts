@@ -7,7 +7,7 @@
  * then takes everything down again.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +17,7 @@ import { DEPLOY_FACT, STORE_REQUEST_ID, scriptedMemoryModel, storeThenRecall } f
 import { freePort } from './ports.js';
 import { readmeBlocks, readmeCommands } from './readme.js';
 import { ScriptedHttpServer } from './scripted-http.js';
+import { writeSentenceEncoder } from '@engram/testing';
 
 const project = 'engram-smoke';
 
@@ -47,6 +48,12 @@ const ollamaLine = readmeBlocks()
   .flatMap((block) => block.text.split('\n'))
   .find((line) => /^UPSTREAM_BASE_URL=http:\/\/host\.docker\.internal:11434\/v1$/.test(line));
 assert.ok(ollamaLine, 'the README lost its Ollama line (UPSTREAM_BASE_URL=http://host.docker.internal:11434/v1)');
+// Hybrid search in-process: a generated model folder on the host, as a person's .env names theirs; the
+// image's user (uid 1000) must be able to read it.
+const modelDir = join(dir, 'model');
+mkdirSync(modelDir);
+writeSentenceEncoder(modelDir, { maxSeqLength: 64 });
+chmodSync(dir, 0o755);
 const upstreamEnv = {
   // Reached through docker-compose.yml's own extra_hosts: this override adds none.
   UPSTREAM_BASE_URL: ollamaLine.slice('UPSTREAM_BASE_URL='.length).replace(':11434/', `:${forward.port}/`),
@@ -76,6 +83,7 @@ const composeEnv = {
   ENGRAM_PORT: String(gatewayPort),
   ENGRAM_DATA_LOCATION: 'engram-data',
   ENGRAM_IMAGE: image,
+  EMBEDDINGS_MODEL_DIR: modelDir,
 };
 const compose = (...args: string[]): string =>
   execFileSync('docker', ['compose', ...args], { cwd: repoRoot, env: composeEnv, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
@@ -170,6 +178,28 @@ function firstUp(): void {
   assert.match(execFileSync('docker', ['images', '-q', image], { encoding: 'utf8' }), /\w/);
 }
 
+/** The image runs ONNX Runtime: memory embedded a search's query and fused it with words, the worker embedded the stored fact. */
+async function assertHybridInProcess(): Promise<void> {
+  assert.match(compose('logs', '--no-color', 'memory'), /"in":"process".*hybrid search: embedding queries/);
+  assert.match(compose('logs', '--no-color', 'worker'), /"embeddings":\{"model":"onnx-[0-9a-f]{16}"/);
+  const metrics = (): string =>
+    compose(
+      'exec',
+      '-T',
+      'memory',
+      'node',
+      '-e',
+      "fetch('http://127.0.0.1:4002/metrics', { headers: { authorization: 'Bearer ' + require('node:fs').readFileSync('/data/internal-token', 'utf8').trim() } }).then((r) => r.text()).then((t) => process.stdout.write(t))",
+    );
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    await fetch(`http://127.0.0.1:${gatewayPort}/engram/pools/default/memories?q=${encodeURIComponent('where does it run')}`);
+    if (/engram_memory_hybrid_searches_total\{outcome="hybrid"\} [1-9]/.test(metrics())) return;
+    if (Date.now() > deadline) assert.fail(`no hybrid search in memory's metrics:\n${metrics()}`);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+  }
+}
+
 let failed = false;
 try {
   step('building the image and bringing the stack up');
@@ -190,6 +220,8 @@ try {
     compose('exec', '-T', service, 'touch', '/tmp/probe');
   }
   compose('exec', '-T', 'memory', 'sh', '-c', 'touch /data/probe && rm /data/probe');
+  step('checking that memory and the worker embed in-process with the mounted model folder');
+  await assertHybridInProcess();
   // Published on every interface without ENGRAM_API_KEYS: the gateway says so.
   assert.match(compose('logs', '--no-color', 'gateway'), /ENGRAM_API_KEYS is empty and the gateway listens on 0\.0\.0\.0/);
   assert.equal(((await (await fetch(`http://127.0.0.1:${gatewayPort}/readyz`)).json()) as { auth?: string }).auth, 'open');

@@ -56,13 +56,18 @@ export function imageEnvironment(): Record<string, string> {
   return Object.fromEntries(pairs.map((pair) => pair.split('=', 2) as [string, string]));
 }
 
-/** Compose's `${VAR}`, `${VAR:-default}` and `$$` interpolation. */
+/** Compose's `${VAR}`, `${VAR:-default}`, `${VAR:+replacement}` and `$$` interpolation. */
 export function interpolate(value: string, vars: Readonly<Record<string, string>>): string {
-  return value.replace(/\$\$|\$\{([A-Z0-9_]+)(?::-([^}]*))?\}/g, (whole, name: string | undefined, fallback: string | undefined) => {
-    if (whole === '$$') return '$';
-    const set = vars[name!];
-    return set !== undefined && set !== '' ? set : (fallback ?? '');
-  });
+  return value.replace(
+    /\$\$|\$\{([A-Z0-9_]+)(?::([-+])([^}]*))?\}/g,
+    (whole, name: string | undefined, operator: string | undefined, operand: string | undefined) => {
+      if (whole === '$$') return '$';
+      const value = vars[name!];
+      const set = value !== undefined && value !== '';
+      if (operator === '+') return set ? operand! : '';
+      return set ? value : (operand ?? '');
+    },
+  );
 }
 
 /** Services in an order that satisfies every `depends_on`. */
@@ -152,8 +157,12 @@ export async function startComposeTopology(envOverrides: Readonly<Record<string,
       const service = compose.services[name]!;
       for (const volume of service.volumes ?? []) {
         const [source, containerPath] = interpolate(volume, envFile).split(':') as [string, string];
-        if (!sources.has(source)) sources.set(source, mkdtempSync(join(tmpdir(), `engram-compose-${name}-`)));
-        volumes.set(`${name}:${containerPath}`, sources.get(source)!);
+        // A host folder (a bind mount, e.g. EMBEDDINGS_MODEL_DIR) is itself; a named volume is a fresh temp dir.
+        if (source.startsWith('/')) volumes.set(`${name}:${containerPath}`, source);
+        else {
+          if (!sources.has(source)) sources.set(source, mkdtempSync(join(tmpdir(), `engram-compose-${name}-`)));
+          volumes.set(`${name}:${containerPath}`, sources.get(source)!);
+        }
       }
       const declared: Record<string, string> = {
         ...(service.image?.startsWith('redis') ? {} : imageEnvironment()),
