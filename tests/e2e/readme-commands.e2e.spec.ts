@@ -1,10 +1,10 @@
 import { execFile } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { because } from '@engram/testing';
+import { because, tempDataDir, writeSentenceEncoder } from '@engram/testing';
 import { repoRoot, startComposeTopology, type ComposeTopology } from '../support/compose.js';
 import { scriptedMemoryModel } from '../support/compose-conversation.js';
 import { fencedBlocks, readmeBlocks, readmeCommands } from '../support/readme.js';
@@ -39,15 +39,22 @@ const isClientSetting = (command: string): boolean => command.startsWith('export
 /** `claude mcp add` lines: tests/e2e/mcp.e2e.spec.ts runs each (tests/support/mcp-client-config.ts) against a real gateway. */
 const MCP_RECIPES = { file: 'tests/e2e/mcp.e2e.spec.ts', marker: 'claudeCodeMcpCommands()' };
 const isMcpRecipe = (command: string): boolean => command.startsWith('claude mcp add ');
+/**
+ * Fetching a model folder once, from Hugging Face: nothing here reaches it (no network but the package
+ * registries), so the lines are checked against what Engram reads instead (the test below).
+ */
+const isModelDownload = (command: string): boolean =>
+  command.startsWith('mkdir -p /srv/engram-models/') || command.startsWith('hub=https://huggingface.co/') || /^curl .*\$hub\//.test(command);
 /** Commands this file runs against the compose services, as a newcomer would type them. */
 const isRunHere = (command: string): boolean =>
-  command === 'cp .env.example .env' || command.startsWith('curl ') || command.startsWith('npx engram ') || command.startsWith('ops/');
+  !isModelDownload(command) &&
+  (command === 'cp .env.example .env' || command.startsWith('curl ') || command.startsWith('npx engram ') || command.startsWith('ops/'));
 
 describe('README.md', () => {
   it('has no command that nothing runs', () => {
     const smoke = readFileSync(join(repoRoot, 'tests/support/compose-smoke.ts'), 'utf8');
     for (const command of readmeCommands()) {
-      if (isRunHere(command) || THIRD_PARTY.has(command) || isClientSetting(command)) continue;
+      if (isRunHere(command) || THIRD_PARTY.has(command) || isClientSetting(command) || isModelDownload(command)) continue;
       if (isMcpRecipe(command)) {
         because(command, () => expect(readFileSync(join(repoRoot, MCP_RECIPES.file), 'utf8')).toContain(MCP_RECIPES.marker));
         continue;
@@ -75,6 +82,33 @@ describe('README.md', () => {
     expect(readme.some((block) => block.lang === 'sh' && block.text === claude)).toBe(true);
     expect(readme.some((block) => block.lang === 'toml' && block.text === codex)).toBe(true);
     for (const command of readmeCommands().filter(isClientSetting)) expect(claude).toContain(command);
+  });
+
+  it("fetches the files of a model folder that Engram reads, where it reads them, from the repository's files", () => {
+    const downloads = readmeCommands().filter(isModelDownload);
+    const hub = /^hub=(\S+)$/.exec(downloads.find((command) => command.startsWith('hub='))!)![1]!;
+    expect(hub).toMatch(/^https:\/\/huggingface\.co\/[\w.-]+\/[\w.-]+\/resolve\/main$/);
+    // `curl -fL -o NAME $hub/PATH` or `curl -fLO $hub/PATH` (NAME = PATH's last part).
+    const fetched = downloads
+      .filter((command) => command.startsWith('curl '))
+      .map((command) => {
+        const path = /\$hub\/(\S+)$/.exec(command)![1]!;
+        return { from: path, to: /-o (\S+)/.exec(command)?.[1] ?? path.split('/').at(-1)! };
+      });
+    // What a generated folder holds when it has every file Engram reads: the same names.
+    const folder = tempDataDir('engram-readme-model-');
+    try {
+      writeSentenceEncoder(folder.path, { maxSeqLength: 256, pooling: 'mean' });
+      const files = readdirSync(folder.path, { recursive: true, withFileTypes: true })
+        .filter((entry) => entry.isFile())
+        .map((entry) => relative(folder.path, join(entry.parentPath, entry.name)))
+        .sort();
+      expect(fetched.map((file) => file.to).sort()).toEqual(files);
+    } finally {
+      folder.remove();
+    }
+    expect(fetched).toContainEqual({ from: 'onnx/model.onnx', to: 'model.onnx' });
+    expect(fetched).toContainEqual({ from: 'tokenizer.json', to: 'tokenizer.json' });
   });
 
   it('documents every variable the configuration reads', () => {
@@ -153,7 +187,7 @@ describe('README.md', () => {
     });
 
     it('the curl commands answer with JSON, and a stored memory is listed', async () => {
-      for (const command of commands('curl ')) {
+      for (const command of commands('curl ').filter((line) => !isModelDownload(line))) {
         const result = await sh(command);
         because(command, () => expect(result.code).toBe(0));
         const body: unknown = JSON.parse(result.stdout);
