@@ -6,7 +6,10 @@ import type { SentenceEncoderOptions } from './sentence-encoder.js';
 import { vectorToBase64 } from './vector-codec.js';
 
 export interface OnnxEmbedderOptions extends SentenceEncoderOptions {
-  /** The thread's script; default: onnx-thread.js beside this module (as built into dist/). */
+  /**
+   * The thread's script; default: onnx-thread.js beside this module, as built into dist/ (run from source,
+   * under jest or tsx, pass the built one: worker threads do not get their TypeScript loaders).
+   */
   readonly script?: URL;
 }
 

@@ -21,17 +21,19 @@ export interface SentenceEncoderOptions {
 }
 
 /**
- * Texts per run. On CPU a bigger batch buys little (the matrix products are already large at a
- * few hundred tokens) and costs memory and padding: 32 texts of memory length (~20-40 tokens) are
- * one run of a few hundred ms on two cores for a MiniLM-sized model (`npm run bench -- embeddings`).
+ * Texts per run. On CPU a bigger batch does not help: the matrix products are already wide at a few
+ * dozen tokens a text, and a run of 8 keeps its activations in cache and its padding small (texts of
+ * similar length share a run). Measured with a MiniLM-shaped model on 2 cores (`npm run bench --
+ * embeddings`): runs of 4-8 memory-length texts embed the most per second, 32 about a third fewer,
+ * 64 half.
  */
-export const DEFAULT_MAX_BATCH = 32;
+export const DEFAULT_MAX_BATCH = 8;
 /**
  * Padded tokens per run at most (batch x longest text): bounds a run's memory, most of it the
- * attention scores (batch x heads x tokens x tokens floats: 16 x 12 x 256^2 x 4 B = 50 MB at
+ * attention scores (batch x heads x tokens x tokens floats: 8 x 12 x 256^2 x 4 B = 25 MB at
  * MiniLM's 256 tokens), however long the texts.
  */
-const MAX_BATCH_TOKENS = 4_096;
+const MAX_BATCH_TOKENS = 2_048;
 
 /** A text as the model takes it: token ids, special tokens included, cut to the maximum length. */
 export interface TokenizedText {
@@ -68,6 +70,9 @@ export class SentenceEncoder {
     } catch (error) {
       throw new ModelFolderError(`${dir}/tokenizer.json: ${error instanceof Error ? error.message : String(error)}`);
     }
+    // ONNX Runtime's own log (warnings such as "Failed to persist telemetry device ID" on a read-only root
+    // filesystem) goes to stderr as plain text; only errors are worth it there. Read once, at its first session.
+    ort.env.logLevel = 'error';
     let session: ort.InferenceSession;
     try {
       session = await ort.InferenceSession.create(folder.modelPath, {
