@@ -1,5 +1,6 @@
 import { Command } from 'commander';
-import { loadConfig } from '@engram/config';
+import { type EmbeddingsConfig, loadConfig } from '@engram/config';
+import { readModelFolder } from '@engram/embeddings';
 import { verifyDataDir, type VerifyResult } from '@engram/storage';
 import { cliLogger, defaultDataDir } from './cli-logger.js';
 
@@ -10,7 +11,7 @@ export function verifyCommand(): Command {
     .option('--data-dir <dir>', 'data dir (default: $ENGRAM_DATA_DIR or ./data)')
     .action(async (options: { dataDir?: string }) => {
       const dataDir = options.dataDir ?? defaultDataDir();
-      const embeddingsModel = loadConfig(process.env).embeddings?.model;
+      const embeddingsModel = await configuredModel(loadConfig(process.env).embeddings);
       const result = await verifyDataDir(dataDir, cliLogger(), embeddingsModel ? { embeddingsModel } : {});
       if (result.ok) {
         process.stdout.write(`ok: log checksums valid, database equals replay(log) at seq ${result.lastSeq}, ${result.memories} memories\n`);
@@ -22,6 +23,12 @@ export function verifyCommand(): Command {
       process.stdout.write('Fix: `engram replay` rebuilds the database from the log; a damaged log line needs the segment restored from a backup.\n');
       process.exitCode = 1;
     });
+}
+
+/** The name the configured embedder's vectors are stored under: a model folder's comes from its files (no model is loaded). */
+async function configuredModel(embeddings: EmbeddingsConfig | null): Promise<string | undefined> {
+  if (!embeddings) return undefined;
+  return embeddings.kind === 'endpoint' ? embeddings.model : (await readModelFolder(embeddings.dir)).key;
 }
 
 /** Entries without a vector are a report, not a failure: the worker embeds them while the memory service runs. */
