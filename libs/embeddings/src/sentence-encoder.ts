@@ -1,5 +1,4 @@
-import { Tokenizer as HfTokenizer } from '@huggingface/tokenizers';
-import * as ort from 'onnxruntime-node';
+import type * as Ort from 'onnxruntime-node';
 import { type ModelFolder, ModelFolderError, type Pooling, readModelFolder } from './model-folder.js';
 
 /**
@@ -11,7 +10,18 @@ interface Tokenizer {
   encode(text: string, options?: { readonly add_special_tokens?: boolean }): { readonly ids: number[] };
   token_to_id(token: string): number | undefined;
 }
-const Tokenizer = HfTokenizer as unknown as new (tokenizer: object, config: object) => Tokenizer;
+
+/**
+ * ONNX Runtime (a 45 MB native library) and the tokenizer are loaded when a model folder is opened,
+ * not when this package is imported: services and commands that do not embed in-process never load them.
+ */
+async function runtime(): Promise<{ ort: typeof Ort; Tokenizer: new (tokenizer: object, config: object) => Tokenizer }> {
+  const [ort, tokenizers] = await Promise.all([import('onnxruntime-node'), import('@huggingface/tokenizers')]);
+  return {
+    ort,
+    Tokenizer: tokenizers.Tokenizer as unknown as new (tokenizer: object, config: object) => Tokenizer,
+  };
+}
 
 export interface SentenceEncoderOptions {
   /** Threads one run may use (ONNX Runtime's intra-op pool). Default: ONNX Runtime's, one per core. */
@@ -50,7 +60,8 @@ export interface TokenizedText {
  */
 export class SentenceEncoder {
   private constructor(
-    private readonly session: ort.InferenceSession,
+    private readonly ort: typeof Ort,
+    private readonly session: Ort.InferenceSession,
     private readonly tokenizer: Tokenizer,
     readonly folder: ModelFolder,
     /** The special tokens the tokenizer puts before and after a text ([CLS] and [SEP] for BERT). */
@@ -64,6 +75,7 @@ export class SentenceEncoder {
 
   static async open(dir: string, options: SentenceEncoderOptions = {}): Promise<SentenceEncoder> {
     const folder = await readModelFolder(dir);
+    const { ort, Tokenizer } = await runtime();
     let tokenizer: Tokenizer;
     try {
       tokenizer = new Tokenizer(folder.tokenizer, folder.tokenizerConfig);
@@ -73,7 +85,7 @@ export class SentenceEncoder {
     // ONNX Runtime's own log (warnings such as "Failed to persist telemetry device ID" on a read-only root
     // filesystem) goes to stderr as plain text; only errors are worth it there. Read once, at its first session.
     ort.env.logLevel = 'error';
-    let session: ort.InferenceSession;
+    let session: Ort.InferenceSession;
     try {
       session = await ort.InferenceSession.create(folder.modelPath, {
         graphOptimizationLevel: 'all',
@@ -106,7 +118,7 @@ export class SentenceEncoder {
         throw new ModelFolderError(`${dir}: a maximum length of ${folder.maxTokens} tokens leaves no room for text`);
       const padding = folder.tokenizer.padding as { pad_id?: unknown } | null | undefined;
       const padId = typeof padding?.pad_id === 'number' ? padding.pad_id : (tokenizer.token_to_id('[PAD]') ?? 0);
-      const encoder = new SentenceEncoder(session, tokenizer, folder, template, padId, output, options.maxBatch ?? DEFAULT_MAX_BATCH);
+      const encoder = new SentenceEncoder(ort, session, tokenizer, folder, template, padId, output, options.maxBatch ?? DEFAULT_MAX_BATCH);
       const [probe] = await encoder.encode(['a']);
       encoder.width = probe!.length;
       return encoder;
@@ -161,11 +173,12 @@ export class SentenceEncoder {
       });
     });
     const dims = [batch, length];
-    const feeds: Record<string, ort.Tensor> = {
-      input_ids: new ort.Tensor('int64', ids, dims),
-      attention_mask: new ort.Tensor('int64', mask, dims),
+    const { Tensor } = this.ort;
+    const feeds: Record<string, Ort.Tensor> = {
+      input_ids: new Tensor('int64', ids, dims),
+      attention_mask: new Tensor('int64', mask, dims),
     };
-    if (this.session.inputNames.includes('token_type_ids')) feeds.token_type_ids = new ort.Tensor('int64', new BigInt64Array(batch * length), dims);
+    if (this.session.inputNames.includes('token_type_ids')) feeds.token_type_ids = new Tensor('int64', new BigInt64Array(batch * length), dims);
     const results = await this.session.run(feeds, [this.output]);
     const hidden = results[this.output]!;
     const [rows, tokens, width] = hidden.dims as [number, number, number];
