@@ -13,6 +13,7 @@ describe('loadConfig: embeddings', () => {
       apiKey: undefined,
       model: 'nomic-embed-text',
       queryTimeoutMs: 800,
+      minSimilarity: 0.3,
     });
   });
 
@@ -22,6 +23,7 @@ describe('loadConfig: embeddings', () => {
       dir: '/models/all-MiniLM-L6-v2',
       threads: undefined,
       queryTimeoutMs: 800,
+      minSimilarity: 0.3,
     });
     expect(loadConfig({ EMBEDDINGS_MODEL_DIR: '/m', EMBEDDINGS_THREADS: '1' }).embeddings).toMatchObject({ threads: 1 });
     expect(() => loadConfig({ EMBEDDINGS_MODEL_DIR: '/m', EMBEDDINGS_THREADS: '0' })).toThrow(/EMBEDDINGS_THREADS/);
