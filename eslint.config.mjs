@@ -4,13 +4,22 @@ import nx from '@nx/eslint-plugin';
 import tseslint from 'typescript-eslint';
 
 const testingOnlyInSpecs = { name: '@engram/testing', message: 'Test helpers are for specs only.' };
-const sqliteOnlyInStorage = { name: 'better-sqlite3', message: 'SQLite is reached through @engram/storage.' };
+const SQLITE = 'better-sqlite3-multiple-ciphers';
+const sqliteOnlyInStorage = [
+  { name: SQLITE, message: 'SQLite is reached through @engram/storage.' },
+  { name: 'better-sqlite3', message: `The SQLite driver is ${SQLITE} (SQLCipher), reached through @engram/storage.` },
+];
+// Inside storage, one file opens databases (and applies the data dir's key and cipher): the rest use the driver's types.
+const sqliteOpenedInDatabaseTs = [
+  { name: SQLITE, message: 'Databases are opened in database.ts, which applies the key and cipher; import the driver\'s types only.', allowTypeImports: true },
+  sqliteOnlyInStorage[1],
+];
 const redisDrivers = ['bullmq', 'ioredis'].map((name) => ({
   name,
   message: `${name} is used by the apps' repositories (and BullMQ processors); elsewhere import its types only.`,
   allowTypeImports: true,
 }));
-const frameworks = ['@nestjs/*', 'fastify', 'bullmq', 'ioredis', 'better-sqlite3', 'undici'].map((group) => ({
+const frameworks = ['@nestjs/*', 'fastify', 'bullmq', 'ioredis', 'better-sqlite3*', 'undici'].map((group) => ({
   group: [group],
   message: 'Domain, engine and maintenance are plain TypeScript: frameworks and drivers stay in the apps and storage.',
 }));
@@ -26,9 +35,10 @@ function restrictedImports() {
     'libs/observability/src/redis-connection.ts',
   ];
   return [
-    { files: ['libs/*/src/**/*.ts', 'apps/*/src/**/*.ts'], ignores: specs, rules: rule([testingOnlyInSpecs, sqliteOnlyInStorage, ...redisDrivers]) },
-    { files: ['libs/storage/src/**/*.ts'], ignores: specs, rules: rule([testingOnlyInSpecs, ...redisDrivers]) },
-    { files: redisHomes, rules: rule([testingOnlyInSpecs, sqliteOnlyInStorage]) },
+    { files: ['libs/*/src/**/*.ts', 'apps/*/src/**/*.ts'], ignores: specs, rules: rule([testingOnlyInSpecs, ...sqliteOnlyInStorage, ...redisDrivers]) },
+    { files: ['libs/storage/src/**/*.ts'], ignores: specs, rules: rule([testingOnlyInSpecs, ...sqliteOpenedInDatabaseTs, ...redisDrivers]) },
+    { files: ['libs/storage/src/database.ts'], rules: rule([testingOnlyInSpecs, sqliteOnlyInStorage[1], ...redisDrivers]) },
+    { files: redisHomes, rules: rule([testingOnlyInSpecs, ...sqliteOnlyInStorage]) },
     { files: ['libs/{domain,engine,maintenance}/src/**/*.ts'], ignores: specs, rules: rule([testingOnlyInSpecs], frameworks) },
     { files: ['libs/{domain,engine,maintenance}/src/**/*.spec.ts'], rules: rule([], frameworks) },
   ];

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { type MemoryClient, MemoryPattern, readInternalToken } from '@engram/contracts';
 import { contentHash } from '@engram/storage';
-import Database from 'better-sqlite3';
+import Database from 'better-sqlite3-multiple-ciphers';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { eventually } from '@engram/testing';
 import { repoRoot } from '../support/compose.js';

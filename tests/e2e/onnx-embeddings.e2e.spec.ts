@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import Database from 'better-sqlite3';
+import Database from 'better-sqlite3-multiple-ciphers';
 import { type MemoryClient, MemoryPattern, readInternalToken } from '@engram/contracts';
 import { eventually, tempDataDir, writeSentenceEncoder } from '@engram/testing';
 import { startRedis, type TestRedis } from '../support/redis.js';

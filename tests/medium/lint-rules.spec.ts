@@ -30,6 +30,7 @@ async function lintFixtures(files: readonly string[]): Promise<Map<string, LintM
 const DOMAIN = 'libs/domain/src/lint-fixtures/forbidden-imports.ts';
 const GATEWAY = 'apps/gateway/src/lint-fixtures/forbidden-imports.ts';
 const MEMORY = 'apps/memory/src/lint-fixtures/forbidden-imports.ts';
+const STORAGE = 'libs/storage/src/lint-fixtures/opens-database.ts';
 const TESTS = 'tests/lint-fixtures/imports-app-source.ts';
 
 describe('lint rules', () => {
@@ -38,17 +39,17 @@ describe('lint rules', () => {
     (found.get(file) ?? []).filter((message) => message.line === line).map((message) => `${message.ruleId}: ${message.message.split('\n')[0]}`);
 
   beforeAll(async () => {
-    found = await lintFixtures([DOMAIN, GATEWAY, MEMORY, TESTS]);
+    found = await lintFixtures([DOMAIN, GATEWAY, MEMORY, STORAGE, TESTS]);
   });
 
   it('keep frameworks and drivers out of the domain', () => {
-    expect(at(DOMAIN, 4)).toEqual([expect.stringMatching(/^@typescript-eslint\/no-restricted-imports: 'better-sqlite3' .*plain TypeScript/)]);
+    expect(at(DOMAIN, 4)).toEqual([expect.stringMatching(/^@typescript-eslint\/no-restricted-imports: 'better-sqlite3-multiple-ciphers' .*plain TypeScript/)]);
     expect(at(DOMAIN, 5)).toEqual([expect.stringMatching(/^@typescript-eslint\/no-restricted-imports: '@nestjs\/common' /)]);
     expect(at(DOMAIN, 6)).toEqual([expect.stringMatching(/^@typescript-eslint\/no-restricted-imports: 'bullmq' /)]);
   });
 
   it('keep SQLite in storage, Redis drivers in repositories, storage and test helpers out of the gateway', () => {
-    expect(at(GATEWAY, 3)).toEqual([expect.stringMatching(/'better-sqlite3' .*through @engram\/storage/)]);
+    expect(at(GATEWAY, 3)).toEqual([expect.stringMatching(/'better-sqlite3-multiple-ciphers' .*through @engram\/storage/)]);
     expect(at(GATEWAY, 4)).toEqual([expect.stringMatching(/'ioredis' .*repositories/)]);
     expect(at(GATEWAY, 5)).toEqual([]);
     expect(at(GATEWAY, 6)).toEqual([expect.stringMatching(/^@nx\/enforce-module-boundaries: .*"scope:gateway" can only depend on/)]);
@@ -56,8 +57,13 @@ describe('lint rules', () => {
   });
 
   it('keep SQLite out of the memory app too: it reaches the database through @engram/storage', () => {
-    expect(at(MEMORY, 3)).toEqual([expect.stringMatching(/^@typescript-eslint\/no-restricted-imports: 'better-sqlite3' .*through @engram\/storage/)]);
+    expect(at(MEMORY, 3)).toEqual([expect.stringMatching(/^@typescript-eslint\/no-restricted-imports: 'better-sqlite3-multiple-ciphers' .*through @engram\/storage/)]);
     expect(at(MEMORY, 4)).toEqual([]);
+  });
+
+  it('open databases in one file of storage, which applies the key and cipher: elsewhere only the driver types', () => {
+    expect(at(STORAGE, 3)).toEqual([expect.stringMatching(/^@typescript-eslint\/no-restricted-imports: 'better-sqlite3-multiple-ciphers' .*database\.ts/)]);
+    expect(at(STORAGE, 4)).toEqual([]);
   });
 
   it("refuse a test that imports an app's source", () => {

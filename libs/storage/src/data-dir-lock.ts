@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3-multiple-ciphers';
+import { openLockDatabase } from './database.js';
 
 /** Another process (the memory service, or a CLI command that writes) holds the data dir. */
 export class DataDirLockedError extends Error {
@@ -17,7 +18,7 @@ export class DataDirLock {
 
   static acquire(lockPath: string): DataDirLock {
     mkdirSync(dirname(lockPath), { recursive: true });
-    const db = new Database(lockPath, { timeout: 0 });
+    const db = openLockDatabase(lockPath);
     try {
       db.pragma('locking_mode = EXCLUSIVE');
       db.exec('BEGIN EXCLUSIVE');
@@ -30,7 +31,7 @@ export class DataDirLock {
       return new DataDirLock(db);
     } catch (error) {
       db.close();
-      // Read by shape, not `instanceof Error`: better-sqlite3's addon builds its errors from the classes of the
+      // Read by shape, not `instanceof Error`: the SQLite driver's addon builds its errors from the classes of the
       // first realm that loaded it, and jest runs each spec file in a realm of its own.
       const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
       if (/SQLITE_BUSY|database is locked/i.test(`${String(code)} ${String(message)}`)) {

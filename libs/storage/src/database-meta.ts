@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3';
+import type Database from 'better-sqlite3-multiple-ciphers';
 
 /**
  * The `meta` table's counters, the one place that reads and writes them. `last_seq`: last event

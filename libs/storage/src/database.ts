@@ -1,10 +1,11 @@
 /**
  * The SQLite file of a data dir (`engram.db`): opening it for the service or a rebuild (integrity
  * check, pragmas, schema), moving a corrupt one aside, reading it beside a running service, copying
- * it for a backup. The one place that opens a connection to it.
+ * it for a backup. The one place that opens a connection to a database (a lint rule keeps the
+ * driver's value import here), the data dir's lock file included.
  */
 import { existsSync, renameSync } from 'node:fs';
-import Database from 'better-sqlite3';
+import Database from 'better-sqlite3-multiple-ciphers';
 import type { Logger } from 'pino';
 import { DatabaseMeta } from './database-meta.js';
 import { SCHEMA_SQL, SCHEMA_VERSION } from './schema.js';
@@ -101,4 +102,9 @@ export function foldWal(path: string): void {
 function assertIntact(db: Database.Database, path: string): void {
   const check = db.pragma('quick_check', { simple: true });
   if (check !== 'ok') throw new Error(`${path} fails SQLite's check: ${String(check)}`);
+}
+
+/** The data dir's lock file (see data-dir-lock.ts): never waits for a lock another process holds. */
+export function openLockDatabase(path: string): Database.Database {
+  return new Database(path, { timeout: 0 });
 }

@@ -1,6 +1,6 @@
 import { openSync, readFileSync, readdirSync, writeSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import Database from 'better-sqlite3-multiple-ciphers';
 import { describe, expect, it } from '@jest/globals';
 import { memoryServicePerTest } from './testing/memory-service-per-test.js';
 

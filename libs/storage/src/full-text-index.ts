@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3';
+import type Database from 'better-sqlite3-multiple-ciphers';
 import type { DatabaseMeta } from './database-meta.js';
 import { SCHEMA_SQL } from './schema.js';
 

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
-import Database from 'better-sqlite3';
+import Database from 'better-sqlite3-multiple-ciphers';
 import type { Embedder } from '@engram/embeddings';
 import { vectorToBase64 } from '@engram/embeddings';
 import { ClusteredVectors, silentLogger, tempDataDir } from '@engram/testing';

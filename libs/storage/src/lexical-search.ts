@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3';
+import type Database from 'better-sqlite3-multiple-ciphers';
 import type { Category } from '@engram/domain';
 import { toFtsMatch } from './search-query.js';
 

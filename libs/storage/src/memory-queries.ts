@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3';
+import type Database from 'better-sqlite3-multiple-ciphers';
 import { effectiveConfidence, type Category, type MemoryEntry, type MemoryType } from '@engram/domain';
 import { LexicalSearch, type LexicalHit, type LexicalQuery } from './lexical-search.js';
 import { pageStatement, type PageQuery, type PageRow, type PageStatementRow } from './memory-page-query.js';

@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import type Database from 'better-sqlite3';
+import type Database from 'better-sqlite3-multiple-ciphers';
 import type { Logger } from 'pino';
 import type { MemoryEvent } from '@engram/domain';
 import type { Embedder } from '@engram/embeddings';

@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3';
+import type Database from 'better-sqlite3-multiple-ciphers';
 import { affectedIds, changesOf, type MemoryEntry, type MemoryEvent } from '@engram/domain';
 import { openDatabase } from './database.js';
 import { DatabaseMeta } from './database-meta.js';

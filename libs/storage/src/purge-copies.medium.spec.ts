@@ -1,6 +1,6 @@
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import Database from 'better-sqlite3-multiple-ciphers';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { openMemoryService } from './open-memory-service.js';
 import { silentLogger, tempDataDir } from '@engram/testing';

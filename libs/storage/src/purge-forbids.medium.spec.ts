@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import Database from 'better-sqlite3-multiple-ciphers';
 import { describe, expect, it } from '@jest/globals';
 import { silentLogger } from '@engram/testing';
 import { replayDataDir, verifyDataDir } from './rebuild.js';

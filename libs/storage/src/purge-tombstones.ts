@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type Database from 'better-sqlite3';
+import type Database from 'better-sqlite3-multiple-ciphers';
 import { normalizedFact, type MemoryEvent } from '@engram/domain';
 import type { DatabaseMeta } from './database-meta.js';
 

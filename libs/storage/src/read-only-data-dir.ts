@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import type Database from 'better-sqlite3';
+import type Database from 'better-sqlite3-multiple-ciphers';
 import type { MemoryEntry } from '@engram/domain';
 import { DataDir } from './data-dir.js';
 import { openReadOnlyDatabase } from './database.js';

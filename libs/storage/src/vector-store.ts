@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import type Database from 'better-sqlite3';
+import type Database from 'better-sqlite3-multiple-ciphers';
 import type { Category, MemoryEvent } from '@engram/domain';
 import { vectorToBlob } from '@engram/embeddings';
 import type { Logger } from 'pino';

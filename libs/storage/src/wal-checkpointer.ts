@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import type Database from 'better-sqlite3';
+import type Database from 'better-sqlite3-multiple-ciphers';
 
 /**
  * The worker starts after this many commits of at least BUSY_COMMIT_EVENTS events each: batches that
@@ -105,7 +105,7 @@ export class WalCheckpointer {
   }
 
   private startWorker(): Worker {
-    const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+    const driver = createRequire(import.meta.url).resolve('better-sqlite3-multiple-ciphers');
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
       workerData: { path: this.path, driver, delay: CHECKPOINT_DELAY_MS, restartPages: RESTART_PAGES },
