@@ -38,9 +38,10 @@ describe('lint rules', () => {
   const at = (file: string, line: number) =>
     (found.get(file) ?? []).filter((message) => message.line === line).map((message) => `${message.ruleId}: ${message.message.split('\n')[0]}`);
 
+  // Type-aware eslint over the fixtures and the project graph: ~25 s alone, past the 60 s default on a loaded machine.
   beforeAll(async () => {
     found = await lintFixtures([DOMAIN, GATEWAY, MEMORY, STORAGE, TESTS]);
-  });
+  }, 240_000);
 
   it('keep frameworks and drivers out of the domain', () => {
     expect(at(DOMAIN, 4)).toEqual([expect.stringMatching(/^@typescript-eslint\/no-restricted-imports: 'better-sqlite3-multiple-ciphers' .*plain TypeScript/)]);
