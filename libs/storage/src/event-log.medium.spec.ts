@@ -42,6 +42,17 @@ describe('event log', () => {
     await reopened.close();
   });
 
+  it('writes each batch whole and in order: concurrent batches get consecutive seqs, and a resolved batch is in the file', async () => {
+    const log = await open();
+    const [first, second] = await Promise.all([log.append([stored('a1'), stored('a2'), stored('a3')]), log.append([stored('b1'), stored('b2')])]);
+    expect(first?.map((event) => event.seq)).toEqual([1, 2, 3]);
+    expect(second?.map((event) => event.seq)).toEqual([4, 5]);
+    // What another process sees while this one still holds the log open.
+    const reader = await EventLog.open({ dir: eventsDir, logger: silentLogger(), readOnly: true });
+    expect(reader.read(0).map((event) => event.data)).toMatchObject([{ id: 'a1' }, { id: 'a2' }, { id: 'a3' }, { id: 'b1' }, { id: 'b2' }]);
+    await log.close();
+  });
+
   it('rolls over to a new segment named by its first seq and reads across segments', async () => {
     const log = await open(600);
     for (let i = 0; i < 10; i += 1) await log.append([stored(`m${i}`)]);

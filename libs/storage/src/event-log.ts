@@ -8,6 +8,7 @@ import { EventLogReader } from './event-log-reader.js';
 import { redactSegment } from './event-log-redaction.js';
 import { scanEventLog } from './event-log-scan.js';
 import { lastSeqIn, segmentName, type Segment } from './event-segment.js';
+import type { EventStore } from './event-store.js';
 import { fsyncPath } from './fsync.js';
 
 export { EventLogCorruptError } from './event-segment.js';
@@ -25,30 +26,20 @@ export interface EventLogOptions {
   readonly onFatal?: (error: Error) => void;
 }
 
-interface PendingAppend {
-  readonly events: MemoryEvent[];
-  readonly text: string;
-  readonly resolve: (events: MemoryEvent[]) => void;
-  readonly reject: (error: unknown) => void;
-}
-
 /**
- * The append-only event log: NDJSON segment files named by their first seq. Appends are
- * group-committed: everything queued while one durable write runs goes out in the next single
- * durable write, so concurrent writers share an fsync. An append resolves only once durable.
+ * The append-only event log, the file-backed `EventStore`: NDJSON segment files named by their
+ * first seq. Each append is one durable write of the whole batch it is given; batching concurrent
+ * writers is the WritePipeline's job (one group commit, one owner), so the log never merges calls.
  * The active segment is open with O_DSYNC: a write returns once its bytes (and the file size) are
  * on disk, as write + fdatasync would, in one trip to libuv's thread pool instead of two.
  * A failed write or fsync is fatal for this instance (the caller restarts, and recovery cuts any
  * torn tail), because after a failed fsync nothing can be assumed about the file.
  * Opening runs the start-up scan (event-log-scan.ts); reads are the reader's (event-log-reader.ts).
  */
-export class EventLog extends EventLogReader {
+export class EventLog extends EventLogReader implements EventStore {
   private readonly segmentMaxBytes: number;
   private active: FileHandle | null = null;
-  private nextSeq: number;
-  private queue: PendingAppend[] = [];
   private onFatal: ((error: Error) => void) | undefined;
-  private flushScheduled = false;
   private tail: Promise<unknown> = Promise.resolve();
   private failure: Error | null = null;
   private closed = false;
@@ -62,7 +53,6 @@ export class EventLog extends EventLogReader {
     const last = segments.at(-1);
     super(segments, last ? lastSeqIn(last) : 0);
     this.segmentMaxBytes = segmentMaxBytes;
-    this.nextSeq = this.durableSeq + 1;
   }
 
   /** Opens (or creates) the log, checks every line, cuts a torn last line, and heals pending purges. */
@@ -85,25 +75,17 @@ export class EventLog extends EventLogReader {
     return this.durableSeq;
   }
 
-  /** Gives the events their seqs (gap-free, in call order) and resolves once they are on disk. */
-  append(events: readonly NewEvent[]): Promise<MemoryEvent[]> {
+  /** Gives the batch its seqs (gap-free, in call order) and resolves once all of it is on disk, written in one go. */
+  append(batch: readonly NewEvent[]): Promise<MemoryEvent[]> {
     if (this.failure) return Promise.reject(this.failure);
     if (this.closed) return Promise.reject(new Error('event log is closed'));
-    if (events.length === 0) return Promise.resolve([]);
-    const placed = events.map((event) => ({ ...event, seq: this.nextSeq++ }) as MemoryEvent);
-    const text = placed.map(encodeEventLine).join('');
-    return new Promise<MemoryEvent[]>((resolve, reject) => {
-      this.queue.push({ events: placed, text, resolve, reject });
-      if (!this.flushScheduled) {
-        this.flushScheduled = true;
-        void this.serially(() => this.flush());
-      }
-    });
+    if (batch.length === 0) return Promise.resolve([]);
+    return this.serially(() => this.writeDurably(batch));
   }
 
   /**
    * Forgets content for real: rewrites every line that carried content of these ids (see
-   * event-log-redaction.ts). Runs between group commits, never during one. Returns the number of
+   * event-log-redaction.ts). Runs between appends, never during one. Returns the number of
    * lines rewritten.
    */
   redact(ids: ReadonlySet<string>): Promise<number> {
@@ -120,7 +102,7 @@ export class EventLog extends EventLogReader {
     });
   }
 
-  /** Waits for queued appends, then closes the file. Further appends are refused. */
+  /** Waits for the append in progress, then closes the file. Further appends are refused. */
   async close(): Promise<void> {
     this.closed = true;
     await this.serially(async () => {
@@ -134,45 +116,34 @@ export class EventLog extends EventLogReader {
     return run;
   }
 
-  private async flush(): Promise<void> {
-    while (this.queue.length > 0) {
-      const batch = this.queue;
-      this.queue = [];
-      if (this.failure) {
-        for (const pending of batch) pending.reject(this.failure);
-        continue;
+  private async writeDurably(batch: readonly NewEvent[]): Promise<MemoryEvent[]> {
+    if (this.failure) throw this.failure;
+    const firstSeq = this.durableSeq + 1;
+    const placed = batch.map((event, index) => ({ ...event, seq: firstSeq + index }) as MemoryEvent);
+    const lines = placed.map(encodeEventLine);
+    const bytes = Buffer.from(lines.join(''));
+    try {
+      const segment = await this.segmentFor(bytes.length, firstSeq);
+      const handle = await this.activeHandle(segment);
+      let written = 0;
+      while (written < bytes.length) {
+        const { bytesWritten } = await handle.write(bytes, written, bytes.length - written);
+        written += bytesWritten;
       }
-      const events = batch.flatMap((pending) => pending.events);
-      try {
-        const text = batch.map((pending) => pending.text).join('');
-        const bytes = Buffer.from(text);
-        const segment = await this.segmentFor(bytes.length, events[0]?.seq ?? this.durableSeq + 1);
-        const handle = await this.activeHandle(segment);
-        let written = 0;
-        while (written < bytes.length) {
-          const { bytesWritten } = await handle.write(bytes, written, bytes.length - written);
-          written += bytesWritten;
-        }
-        let offset = segment.size;
-        for (const pending of batch) {
-          for (const line of pending.text.split('\n')) {
-            if (line === '') continue;
-            segment.offsets.push(offset);
-            offset += Buffer.byteLength(line) + 1;
-          }
-        }
-        segment.size = offset;
-        this.durableSeq = events.at(-1)?.seq ?? this.durableSeq;
-      } catch (error) {
-        this.failure = error instanceof Error ? error : new Error(String(error));
-        this.logger.fatal({ err: this.failure }, 'event log append failed; refusing further writes until restart');
-        for (const pending of batch) pending.reject(this.failure);
-        this.onFatal?.(this.failure);
-        continue;
+      let offset = segment.size;
+      for (const line of lines) {
+        segment.offsets.push(offset);
+        offset += Buffer.byteLength(line);
       }
-      for (const pending of batch) pending.resolve(pending.events);
+      segment.size = offset;
+    } catch (error) {
+      this.failure = error instanceof Error ? error : new Error(String(error));
+      this.logger.fatal({ err: this.failure }, 'event log append failed; refusing further writes until restart');
+      this.onFatal?.(this.failure);
+      throw this.failure;
     }
-    this.flushScheduled = false;
+    this.durableSeq = firstSeq + placed.length - 1;
+    return placed;
   }
 
   private async segmentFor(bytes: number, firstSeq: number): Promise<Segment> {

@@ -2,14 +2,14 @@ import type { EventsAfterRequest, EventsPage, EventsRequest } from '@engram/cont
 import type { MemoryEvent } from '@engram/domain';
 import { decodeEventCursor, encodeEventCursor } from './event-cursor.js';
 import type { EventIndex } from './event-index.js';
-import type { EventLog } from './event-log.js';
+import type { EventStore } from './event-store.js';
 import { invalid, validId, validLimit, validPool } from './validation.js';
 
 const EVENTS_DEFAULT_LIMIT = 100;
 const EVENTS_MAX_LIMIT = 1000;
 
 export interface EventPagesDeps {
-  readonly log: Pick<EventLog, 'read' | 'readSeqs'>;
+  readonly log: Pick<EventStore, 'read' | 'readSeqs'>;
   readonly index: Pick<EventIndex, 'seqs'>;
 }
 

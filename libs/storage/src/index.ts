@@ -2,6 +2,7 @@ export { openMemoryService, type MemoryServiceOptions } from './open-memory-serv
 export { MemoryService, type MemoryServiceDeps } from './memory-service.js';
 export { CommitFeed, type CommitReader } from './commit-feed.js';
 export { EventLog, EventLogCorruptError, type EventLogOptions } from './event-log.js';
+export type { EventStore } from './event-store.js';
 export { DataDir } from './data-dir.js';
 export { DataDirLock, DataDirLockedError } from './data-dir-lock.js';
 export { FlatFiles } from './flat-files.js';

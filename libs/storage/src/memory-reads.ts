@@ -12,7 +12,7 @@ import type {
 } from '@engram/contracts';
 import { DAY_MS, effectiveConfidence, type Actor, type MemoryEntry, type MemoryEvent } from '@engram/domain';
 import type { EventIndex } from './event-index.js';
-import type { EventLog } from './event-log.js';
+import type { EventStore } from './event-store.js';
 import { EventPages } from './event-pages.js';
 import type { HybridSearch } from './hybrid-search.js';
 import { julianDay } from './julian-day.js';
@@ -36,7 +36,7 @@ import {
 export interface MemoryReadsDeps {
   readonly queries: Pick<MemoryQueries, 'get' | 'list' | 'page' | 'byConfidence' | 'search' | 'stats'>;
   readonly projection: Pick<Projection, 'lastSeq'>;
-  readonly log: Pick<EventLog, 'read' | 'readSeqs'>;
+  readonly log: Pick<EventStore, 'read' | 'readSeqs'>;
   /** Which events belong to which pool and entry (the projection's). */
   readonly eventIndex: Pick<EventIndex, 'seqs'>;
   /** Set when an embeddings endpoint is configured: searches with words fuse meaning with words. */

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { CommitFeed } from './commit-feed.js';
 import type { DataDirLock } from './data-dir-lock.js';
 import type { EventIndex } from './event-index.js';
-import type { EventLog } from './event-log.js';
+import type { EventStore } from './event-store.js';
 import type { FlatFiles } from './flat-files.js';
 import type { HybridSearch } from './hybrid-search.js';
 import type { MemoryQueries } from './memory-queries.js';
@@ -14,7 +14,7 @@ import type { WalCheckpointer } from './wal-checkpointer.js';
 
 /** The side effects the service works through; each is a class of this lib, replaceable by a typed fake. */
 export interface MemoryServiceDeps {
-  readonly log: Pick<EventLog, 'append' | 'read' | 'readSeqs' | 'redact' | 'close'>;
+  readonly log: Pick<EventStore, 'append' | 'read' | 'readSeqs' | 'redact' | 'close'>;
   /** Which events belong to which pool and entry (the projection's). */
   readonly eventIndex: Pick<EventIndex, 'seqs'>;
   /** Events into rows, and the purge's scrub of the database. */

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { EntryChanges, MemoryEntry, MemoryEvent, NewEvent } from '@engram/domain';
 import type { CommitFeed } from './commit-feed.js';
-import type { EventLog } from './event-log.js';
+import type { EventStore } from './event-store.js';
 import type { FlatFiles } from './flat-files.js';
 import { FreshIds } from './fresh-ids.js';
 import { InFlightEntries } from './in-flight-entries.js';
@@ -10,7 +10,7 @@ import type { Projection } from './projection.js';
 import type { WalCheckpointer } from './wal-checkpointer.js';
 
 export interface WritePipelineDeps {
-  readonly log: Pick<EventLog, 'append'>;
+  readonly log: Pick<EventStore, 'append'>;
   readonly projection: Pick<Projection, 'apply'>;
   readonly queries: Pick<MemoryQueries, 'get' | 'storedIds'>;
   readonly flatFiles: Pick<FlatFiles, 'refresh' | 'noteChanges'>;
@@ -33,11 +33,12 @@ interface Write {
 }
 
 /**
- * The one way a write reaches the store: to the log (durable), to the database (applied, in seq
- * order), to the commit feed, to the pool's flat files (rendered), and back to the writer.
+ * The one way a write reaches the store: to the event store (durable), to the database (applied, in
+ * seq order), to the commit feed, to the pool's flat files (rendered), and back to the writer.
  *
- * Group commit: writes arriving while a batch is on its way are queued and then go together as the
- * next batch: one fsync, one SQLite transaction, one render per pool. A batch goes to the log only
+ * The one group commit: writes arriving while a batch is on its way are queued and then go together
+ * as the next batch: one append (one durable write; the event store does not batch again), one
+ * SQLite transaction, one render per pool. A batch goes to the log only
  * once the renders of the one before are done: rewriting a pool's files costs the same for one new
  * entry as for fifty, so writers arriving meanwhile share the next render instead of each forming
  * a batch of its own. A write resolves only once durable, applied and rendered; until it is applied,
