@@ -7,6 +7,7 @@ import { Command, CommanderError } from 'commander';
 import { backupCommand } from './cli/backup.js';
 import { exportCommand } from './cli/export.js';
 import { importFlatCommand } from './cli/import-flat.js';
+import { keygenCommand } from './cli/keygen.js';
 import { mcpCommand } from './cli/mcp.js';
 import { replayCommand } from './cli/replay.js';
 import { restoreCommand } from './cli/restore.js';
@@ -31,6 +32,7 @@ for (const command of [
   statsCommand(),
   backupCommand(),
   restoreCommand(),
+  keygenCommand(),
   mcpCommand(),
 ]) {
   program.addCommand(command.exitOverride());

@@ -22,6 +22,7 @@ async function bootstrap(): Promise<void> {
     dataDir: config.dataDir,
     tier1MaxChars: config.tier1MaxChars,
     logger,
+    encryptionKey: config.encryptionKey,
     // After a failed fsync nothing can be assumed about the log file: exit, and the restart
     // (compose, npm start) recovers by cutting any torn tail.
     onFatal: () => process.exit(1),

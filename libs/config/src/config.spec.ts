@@ -1,5 +1,10 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { inspect } from 'node:util';
 import { describe, expect, it } from '@jest/globals';
 import { ConfigError, loadConfig } from './config.js';
+import { EncryptionKey } from './encryption-key.js';
 
 describe('loadConfig: embeddings', () => {
   it('is off without an endpoint or a model folder', () => {
@@ -33,5 +38,59 @@ describe('loadConfig: embeddings', () => {
     expect(() => loadConfig({ EMBEDDINGS_BASE_URL: 'http://127.0.0.1:11434/v1', EMBEDDINGS_MODEL_DIR: '/m' })).toThrow(
       new ConfigError('invalid configuration: EMBEDDINGS_BASE_URL and EMBEDDINGS_MODEL_DIR are both set; set one (an endpoint, or a model folder)'),
     );
+  });
+});
+
+describe('loadConfig: the at-rest key', () => {
+  const hex = '00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff';
+  const base64 = Buffer.from(hex, 'hex').toString('base64');
+
+  it('is off when unset', () => {
+    expect(loadConfig({}).encryptionKey).toBeNull();
+  });
+
+  it('reads 64 hex digits or base64 of 32 bytes, and both name the same key', () => {
+    const fromHex = loadConfig({ ENGRAM_ENCRYPTION_KEY: hex }).encryptionKey;
+    const fromBase64 = loadConfig({ ENGRAM_ENCRYPTION_KEY: `${base64}\n` }).encryptionKey;
+    expect(fromHex?.sqlcipherKey).toBe(`x'${hex}'`);
+    expect(fromBase64?.id).toBe(fromHex?.id);
+    expect(loadConfig({ ENGRAM_ENCRYPTION_KEY: EncryptionKey.generate() }).encryptionKey?.id).not.toBe(fromHex?.id);
+  });
+
+  it('reads the key from a file (a compose secret)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'engram-key-'));
+    try {
+      writeFileSync(join(dir, 'key'), `${hex}\n`);
+      expect(loadConfig({ ENGRAM_ENCRYPTION_KEY_FILE: join(dir, 'key') }).encryptionKey?.sqlcipherKey).toBe(`x'${hex}'`);
+      expect(() => loadConfig({ ENGRAM_ENCRYPTION_KEY_FILE: join(dir, 'missing') })).toThrow(
+        new ConfigError(`invalid configuration: ENGRAM_ENCRYPTION_KEY_FILE: cannot read ${join(dir, 'missing')} (ENOENT)`),
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a key of the wrong length or alphabet with a clear line that does not echo it', () => {
+    for (const bad of [hex.slice(2), `${hex}00`, 'correct horse battery staple', Buffer.alloc(31).toString('base64'), `${hex.slice(1)}g`]) {
+      let message = '';
+      try {
+        loadConfig({ ENGRAM_ENCRYPTION_KEY: bad });
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message).toBe(
+        'invalid configuration: ENGRAM_ENCRYPTION_KEY: must be 32 bytes written as 64 hex digits or base64 (44 characters); `npx engram keygen` prints a fresh one',
+      );
+    }
+  });
+
+  it('refuses both the variable and the file', () => {
+    expect(() => loadConfig({ ENGRAM_ENCRYPTION_KEY: hex, ENGRAM_ENCRYPTION_KEY_FILE: '/run/secrets/engram_key' })).toThrow(/both set/);
+  });
+
+  it('never shows the key in JSON, a string or inspect', () => {
+    const key = EncryptionKey.parse(hex);
+    expect(JSON.stringify({ key })).not.toContain(hex.slice(0, 16));
+    expect(`${String(key)} ${inspect(key)}`).not.toContain(hex.slice(0, 16));
   });
 });

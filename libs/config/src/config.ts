@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { EncryptionKey } from './encryption-key.js';
 
 const port = z.coerce.number().int().min(0).max(65_535);
 const positiveInt = z.coerce.number().int().positive();
@@ -47,6 +49,8 @@ const EnvSchema = z.object({
   EMBEDDINGS_MODEL_DIR: z.string().min(1).optional(),
   EMBEDDINGS_THREADS: positiveInt.optional(),
   WORKER_HEALTH_PORT: port.default(4003),
+  ENGRAM_ENCRYPTION_KEY: z.string().optional(),
+  ENGRAM_ENCRYPTION_KEY_FILE: z.string().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -87,6 +91,11 @@ export interface EngramConfig {
    * folder; null (the default): lexical search only.
    */
   readonly embeddings: EmbeddingsConfig | null;
+  /**
+   * The at-rest key (ENGRAM_ENCRYPTION_KEY, or the file ENGRAM_ENCRYPTION_KEY_FILE names): with it, the
+   * data dir's databases are SQLCipher files. Null (the default): everything is written in the clear.
+   */
+  readonly encryptionKey: EncryptionKey | null;
 }
 
 export type EmbeddingsConfig = EndpointEmbeddingsConfig | ModelDirEmbeddingsConfig;
@@ -138,6 +147,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): E
       'invalid configuration: EMBEDDINGS_BASE_URL and EMBEDDINGS_MODEL_DIR are both set; set one (an endpoint, or a model folder)',
     );
   }
+  const encryptionKey = encryptionKeyOf(e);
   return {
     dataDir: e.ENGRAM_DATA_DIR,
     redisUrl: e.REDIS_URL,
@@ -165,7 +175,32 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): E
     consolidation: { model: e.CONSOLIDATION_MODEL, threshold: e.CONSOLIDATION_THRESHOLD },
     worker: { queues: e.WORKER_QUEUES, decayEveryMs: e.DECAY_EVERY_MS, healthPort: e.WORKER_HEALTH_PORT },
     embeddings: embeddingsConfig(e),
+    encryptionKey,
   };
+}
+
+/** The key from the variable or from the file it is in (a compose secret, a key file outside the data volume). */
+function encryptionKeyOf(e: Env): EncryptionKey | null {
+  if (e.ENGRAM_ENCRYPTION_KEY !== undefined && e.ENGRAM_ENCRYPTION_KEY_FILE !== undefined) {
+    throw new ConfigError('invalid configuration: ENGRAM_ENCRYPTION_KEY and ENGRAM_ENCRYPTION_KEY_FILE are both set; set one');
+  }
+  let text = e.ENGRAM_ENCRYPTION_KEY;
+  let name = 'ENGRAM_ENCRYPTION_KEY';
+  if (e.ENGRAM_ENCRYPTION_KEY_FILE !== undefined) {
+    name = 'ENGRAM_ENCRYPTION_KEY_FILE';
+    try {
+      text = readFileSync(e.ENGRAM_ENCRYPTION_KEY_FILE, 'utf8');
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? String(error);
+      throw new ConfigError(`invalid configuration: ENGRAM_ENCRYPTION_KEY_FILE: cannot read ${e.ENGRAM_ENCRYPTION_KEY_FILE} (${code})`);
+    }
+  }
+  if (text === undefined) return null;
+  try {
+    return EncryptionKey.parse(text);
+  } catch (error) {
+    throw new ConfigError(`invalid configuration: ${name}: ${(error as Error).message}`);
+  }
 }
 
 function embeddingsConfig(e: Env): EmbeddingsConfig | null {

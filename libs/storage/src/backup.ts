@@ -1,8 +1,10 @@
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Logger } from 'pino';
+import type { EncryptionKey } from '@engram/config';
 import { copyDatabase, copySqliteFile } from './database.js';
 import { DataDir } from './data-dir.js';
+import { assertKeyFitsDataDir, ENCRYPTION_MARKER_FILE } from './data-dir-encryption.js';
 import { EventLog } from './event-log.js';
 
 /** What a backup folder holds, written last as `backup.json`: a folder without it is not a backup. */
@@ -30,16 +32,26 @@ export const VECTORS_FILE = 'vectors.db';
  * The database is copied first, so the log copy always reaches at least the database's seq.
  * `vectors.db` is copied too (keyed by content hash, it fits any log): a restore then searches by
  * meaning at once, without sending every text to the embeddings endpoint again.
+ * An encrypted data dir's backup is encrypted with the same key (and holds its marker): restoring it needs the key.
  */
-export async function backupDataDir(dataDirPath: string, target: string, logger: Logger): Promise<BackupManifest> {
+export async function backupDataDir(
+  dataDirPath: string,
+  target: string,
+  logger: Logger,
+  options: { readonly encryptionKey?: EncryptionKey | null } = {},
+): Promise<BackupManifest> {
   const dataDir = new DataDir(resolve(dataDirPath));
+  const key = options.encryptionKey ?? null;
   if (!existsSync(dataDir.root)) throw new Error(`no data dir at ${dataDir.root}`);
+  assertKeyFitsDataDir(dataDir.root, key);
   if (existsSync(target) && readdirSync(target).length > 0) throw new Error(`${target} exists and is not empty`);
   const partial = `${resolve(target)}.partial`;
   rmSync(partial, { recursive: true, force: true });
   mkdirSync(partial, { recursive: true });
 
-  const databaseSeq = existsSync(dataDir.databasePath) ? await copyDatabase(dataDir.databasePath, join(partial, 'engram.db')) : 0;
+  const marker = join(dataDir.root, ENCRYPTION_MARKER_FILE);
+  if (existsSync(marker)) copyFileSync(marker, join(partial, ENCRYPTION_MARKER_FILE));
+  const databaseSeq = existsSync(dataDir.databasePath) ? copyDatabase(dataDir.databasePath, join(partial, 'engram.db'), key) : 0;
 
   const eventsCopy = join(partial, 'events');
   mkdirSync(eventsCopy);
@@ -55,7 +67,7 @@ export async function backupDataDir(dataDirPath: string, target: string, logger:
   }
 
   const vectors = existsSync(dataDir.vectorsPath);
-  if (vectors) await copySqliteFile(dataDir.vectorsPath, join(partial, VECTORS_FILE));
+  if (vectors) copySqliteFile(dataDir.vectorsPath, join(partial, VECTORS_FILE), key);
 
   const pools = existsSync(dataDir.poolsDir) ? readdirSync(dataDir.poolsDir).sort() : [];
   for (const pool of pools) {

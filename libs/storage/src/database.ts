@@ -3,17 +3,36 @@
  * check, pragmas, schema), moving a corrupt one aside, reading it beside a running service, copying
  * it for a backup. The one place that opens a connection to a database (a lint rule keeps the
  * driver's value import here), the data dir's lock file included.
+ *
+ * With an at-rest key every file but the lock is a SQLCipher 4 file keyed with the raw key. Its pages
+ * are decrypted when read into SQLite's page cache, so the cache of a keyed connection is larger:
+ * a search then reads the pages it needs from memory rather than decrypting them again.
  */
 import { existsSync, renameSync } from 'node:fs';
 import Database from 'better-sqlite3-multiple-ciphers';
 import type { Logger } from 'pino';
+import type { EncryptionKey } from '@engram/config';
 import { DatabaseMeta } from './database-meta.js';
 import { SCHEMA_SQL, SCHEMA_VERSION } from './schema.js';
 
+/** Pages a keyed connection keeps decrypted (KiB, as a negative cache_size): SQLite's default is 2 MiB. */
+const KEYED_CACHE_KIB = 64 * 1024;
+
+/** An open database and how its file is keyed: null for a plaintext data dir. */
+export type AtRestKey = EncryptionKey | null;
+
+export interface DatabaseOptions {
+  /** Fewer fsyncs and a larger cache, for a file that is fsync'd and verified before it is used (replay). */
+  readonly bulk?: boolean;
+  /** The at-rest key of an encrypted data dir. */
+  readonly key?: AtRestKey;
+}
+
 /** Opens an existing or new database file for writing; throws when it cannot be opened or fails quick_check. */
-export function openDatabase(path: string, options: { readonly bulk?: boolean } = {}): Database.Database {
+export function openDatabase(path: string, options: DatabaseOptions = {}): Database.Database {
   const db = new Database(path);
   try {
+    keyConnection(db, options.key ?? null);
     assertIntact(db, path);
     db.pragma('journal_mode = WAL');
     // The log is the durable record; the projection can be rebuilt, so it need not fsync each commit.
@@ -36,27 +55,52 @@ export function openDatabase(path: string, options: { readonly bulk?: boolean } 
  * aside (`<path>.corrupt-<time>`, see moved-aside-databases.ts) and starts an empty one, which the
  * caller then fills from the log.
  */
-export function openDatabaseOrMoveAside(path: string, logger: Logger): { readonly db: Database.Database; readonly movedAside: string | null } {
+export function openDatabaseOrMoveAside(
+  path: string,
+  key: AtRestKey,
+  logger: Logger,
+): { readonly db: Database.Database; readonly movedAside: string | null } {
   try {
-    return { db: openDatabase(path), movedAside: null };
+    return { db: openDatabase(path, { key }), movedAside: null };
   } catch (error) {
     const aside = `${path}.corrupt-${new Date().toISOString().replace(/[:.]/g, '-')}`;
     for (const suffix of ['', '-wal', '-shm']) {
       if (existsSync(path + suffix)) renameSync(path + suffix, aside + suffix);
     }
     logger.error({ err: error, movedTo: aside }, 'database failed to open or its integrity check; moved it aside, rebuilding from the event log');
-    return { db: openDatabase(path), movedAside: aside };
+    return { db: openDatabase(path, { key }), movedAside: aside };
   }
 }
 
 /** A reader beside the running service (WAL lets readers in); it never writes. */
-export function openReadOnlyDatabase(path: string): Database.Database {
-  return new Database(path, { readonly: true, fileMustExist: true });
+export function openReadOnlyDatabase(path: string, key: AtRestKey): Database.Database {
+  const db = new Database(path, { readonly: true, fileMustExist: true });
+  try {
+    keyConnection(db, key);
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+/**
+ * Attaches another file of the data dir (vectors.db) to a connection under `schema`, keyed like the
+ * connection's own file, with the same page cache.
+ */
+export function attachDatabase(db: Database.Database, path: string, schema: string, key: AtRestKey): void {
+  if (!/^[a-z_]+$/.test(schema)) throw new Error(`invalid schema name ${schema}`);
+  if (key) {
+    db.prepare(`ATTACH DATABASE ? AS ${schema} KEY ?`).run(path, key.sqlcipherKey);
+    db.pragma(`${schema}.cache_size = -${KEYED_CACHE_KIB}`);
+  } else {
+    db.prepare(`ATTACH DATABASE ? AS ${schema}`).run(path);
+  }
 }
 
 /** The last event applied in a database file that passes quick_check; throws when it does not. */
-export function checkedLastSeq(path: string): number {
-  const db = openReadOnlyDatabase(path);
+export function checkedLastSeq(path: string, key: AtRestKey): number {
+  const db = openReadOnlyDatabase(path, key);
   try {
     assertIntact(db, path);
     return new DatabaseMeta(db).get('last_seq');
@@ -66,37 +110,51 @@ export function checkedLastSeq(path: string): number {
 }
 
 /** An online copy of the database into one self-contained file (no WAL); returns the copy's last applied seq. */
-export async function copyDatabase(source: string, destination: string): Promise<number> {
-  await copySqliteFile(source, destination);
-  return checkedLastSeq(destination);
+export function copyDatabase(source: string, destination: string, key: AtRestKey): number {
+  copySqliteFile(source, destination, key);
+  return checkedLastSeq(destination, key);
 }
 
-/** An online copy of any SQLite file of the data dir (engram.db, vectors.db) beside its writer, as one self-contained file. */
-export async function copySqliteFile(source: string, destination: string): Promise<void> {
-  const db = openReadOnlyDatabase(source);
+/**
+ * An online copy of any SQLite file of the data dir (engram.db, vectors.db) beside its writer, as one
+ * self-contained file (rollback journal, no WAL): one read transaction, so a consistent snapshot.
+ * A keyed file's copy is keyed the same (SQLite's backup API refuses to copy between a keyed file
+ * and a new one, and would write the pages in the clear if it did not).
+ */
+export function copySqliteFile(source: string, destination: string, key: AtRestKey): void {
+  const db = openReadOnlyDatabase(source, key);
   try {
-    await db.backup(destination);
+    db.prepare('VACUUM INTO ?').run(destination);
   } finally {
     db.close();
-  }
-  // The copy inherits WAL mode; one self-contained file is what a copy should be.
-  const copy = new Database(destination, { fileMustExist: true });
-  try {
-    copy.pragma('journal_mode = DELETE');
-  } finally {
-    copy.close();
   }
 }
 
 /** Moves the file's WAL into it, if it opens at all (a corrupt file's WAL is worthless anyway). */
-export function foldWal(path: string): void {
+export function foldWal(path: string, key: AtRestKey): void {
   try {
     const db = new Database(path);
+    keyConnection(db, key);
     db.pragma('wal_checkpoint(TRUNCATE)');
     db.close();
   } catch {
     // Nothing to keep.
   }
+}
+
+/**
+ * Keys a new connection (before its first read): SQLCipher 4's format, the raw key. A wrong key shows
+ * at the first read as SQLITE_NOTADB, like a file that is not a database at all; the data dir's
+ * encryption marker (data-dir-encryption.ts) tells the two apart before any file is opened.
+ */
+function keyConnection(db: Database.Database, key: AtRestKey): void {
+  for (const pragma of keyPragmas(key)) db.pragma(pragma);
+}
+
+/** The pragmas that key a connection, in order (a worker thread's connection runs them too); none without a key. */
+export function keyPragmas(key: AtRestKey): string[] {
+  if (!key) return [];
+  return [`cipher = 'sqlcipher'`, 'legacy = 4', `key = "${key.sqlcipherKey}"`, `cache_size = -${KEYED_CACHE_KIB}`];
 }
 
 function assertIntact(db: Database.Database, path: string): void {

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { EncryptionKey } from '@engram/config';
 import type { MemoryType } from '@engram/domain';
 import { MemoryError } from '@engram/contracts';
 import { DataDir } from './data-dir.js';
@@ -21,10 +22,15 @@ export interface ImportFlatResult {
  * category or type differ are updated; the rest are left alone. The files are read before the
  * service opens, because opening re-renders them.
  */
-export async function importFlatFiles(root: string, poolName: string, logger: Logger): Promise<ImportFlatResult> {
+export async function importFlatFiles(
+  root: string,
+  poolName: string,
+  logger: Logger,
+  options: { readonly encryptionKey?: EncryptionKey | null } = {},
+): Promise<ImportFlatResult> {
   const pool = validPool(poolName);
   const files = new FlatFiles(new DataDir(root), () => []).read(pool);
-  const service = await openMemoryService({ dataDir: root, tier1MaxChars: 400, logger });
+  const service = await openMemoryService({ dataDir: root, tier1MaxChars: 400, logger, encryptionKey: options.encryptionKey ?? null });
   let stored = 0;
   let updated = 0;
   let unchanged = 0;

@@ -1,10 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import type Database from 'better-sqlite3-multiple-ciphers';
 import type { Logger } from 'pino';
+import type { EncryptionKey } from '@engram/config';
 import type { MemoryEvent } from '@engram/domain';
 import type { Embedder } from '@engram/embeddings';
 import { CommitFeed } from './commit-feed.js';
 import { DataDir } from './data-dir.js';
+import { assertKeyFitsDataDir, markEncryptedIfNew } from './data-dir-encryption.js';
 import { DataDirLock } from './data-dir-lock.js';
 import { EventLog } from './event-log.js';
 import { FlatFiles } from './flat-files.js';
@@ -12,7 +14,7 @@ import { HybridSearch, type SearchObserver } from './hybrid-search.js';
 import type { MemoryQueries } from './memory-queries.js';
 import { MemoryService } from './memory-service.js';
 import { removeMovedAsideDatabases } from './moved-aside-databases.js';
-import { openDatabaseOrMoveAside } from './database.js';
+import { keyPragmas, openDatabaseOrMoveAside } from './database.js';
 import { Projection } from './projection.js';
 import { VectorService } from './vector-service.js';
 import { VectorStore } from './vector-store.js';
@@ -22,6 +24,8 @@ export interface MemoryServiceOptions {
   readonly dataDir: string;
   readonly tier1MaxChars: number;
   readonly logger: Logger;
+  /** The at-rest key (ENGRAM_ENCRYPTION_KEY); absent or null: a plaintext data dir. */
+  readonly encryptionKey?: EncryptionKey | null;
   /** Default: () => new Date(). */
   readonly clock?: () => Date;
   /** The log refused further writes after a failed write or fsync; the service cannot go on. */
@@ -48,22 +52,31 @@ const CATCH_UP_CHUNK = 5_000;
  */
 export async function openMemoryService(options: MemoryServiceOptions): Promise<MemoryService> {
   const dataDir = new DataDir(options.dataDir);
+  const key = options.encryptionKey ?? null;
+  // Before the lock, which writes its file: a refused key changes nothing in the data dir.
+  assertKeyFitsDataDir(dataDir.root, key);
   mkdirSync(dataDir.root, { recursive: true });
   const lock = DataDirLock.acquire(dataDir.lockPath);
   let db: Database.Database | undefined;
   let projection: Projection | undefined;
   try {
+    // Again under the lock: `engram encrypt` may have finished in between.
+    assertKeyFitsDataDir(dataDir.root, key);
+    markEncryptedIfNew(dataDir.root, key);
     const log = await EventLog.open({ dir: dataDir.eventsDir, logger: options.logger, ...(options.onFatal ? { onFatal: options.onFatal } : {}) });
-    db = openDatabaseOrMoveAside(dataDir.databasePath, options.logger).db;
+    db = openDatabaseOrMoveAside(dataDir.databasePath, key, options.logger).db;
     projection = new Projection(db);
     const { queries } = projection;
     catchUp(projection, log, options.logger);
     const flatFiles = new FlatFiles(dataDir, (pool) => queries.activeEntries(pool));
     for (const pool of queries.pools()) await flatFiles.refresh(pool);
-    const checkpointer = new WalCheckpointer(db, dataDir.databasePath, (error) =>
-      options.logger.warn({ err: error }, 'a WAL checkpoint failed; the next one retries'),
+    const checkpointer = new WalCheckpointer(
+      db,
+      dataDir.databasePath,
+      (error) => options.logger.warn({ err: error }, 'a WAL checkpoint failed; the next one retries'),
+      keyPragmas(key),
     );
-    const hybrid = options.embeddings ? openHybridSearch(db, queries, dataDir, options.embeddings, options.logger) : undefined;
+    const hybrid = options.embeddings ? openHybridSearch(db, queries, dataDir, key, options.embeddings, options.logger) : undefined;
     const commits = new CommitFeed(options.logger);
     if (hybrid) commits.subscribe((events) => hybrid.store.noteEvents(events));
     return new MemoryService({
@@ -97,10 +110,11 @@ function openHybridSearch(
   db: Database.Database,
   queries: MemoryQueries,
   dataDir: DataDir,
+  key: EncryptionKey | null,
   embeddings: NonNullable<MemoryServiceOptions['embeddings']>,
   logger: Logger,
 ): { readonly store: VectorStore; readonly search: HybridSearch } {
-  const store = VectorStore.attach(db, dataDir.vectorsPath, {
+  const store = VectorStore.attach(db, dataDir.vectorsPath, key, {
     model: embeddings.embedder.model,
     logger,
     ...(embeddings.scan ? { scan: embeddings.scan } : {}),
@@ -179,7 +193,10 @@ function backfillTombstones(projection: Projection, log: { eventsAfter(seq: numb
   const dropped = projection.dropResurrected();
   if (dropped.length > 0) {
     projection.scrub();
-    logger.warn({ ids: dropped }, 'deleted entries the database held again after their purge (stored again under a purged id before that was refused)');
+    logger.warn(
+      { ids: dropped },
+      'deleted entries the database held again after their purge (stored again under a purged id before that was refused)',
+    );
   }
 }
 

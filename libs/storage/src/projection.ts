@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3-multiple-ciphers';
 import { affectedIds, changesOf, type MemoryEntry, type MemoryEvent } from '@engram/domain';
-import { openDatabase } from './database.js';
+import { openDatabase, type DatabaseOptions } from './database.js';
 import { DatabaseMeta } from './database-meta.js';
 import { EventIndex } from './event-index.js';
 import { FullTextIndex } from './full-text-index.js';
@@ -74,7 +74,7 @@ export class Projection {
   }
 
   /** Opens a database file (see openDatabase) and the projection over it. */
-  static open(path: string, options: { readonly bulk?: boolean } = {}): Projection {
+  static open(path: string, options: DatabaseOptions = {}): Projection {
     const db = openDatabase(path, options);
     try {
       return new Projection(db);

@@ -1,7 +1,9 @@
 import { existsSync } from 'node:fs';
 import type Database from 'better-sqlite3-multiple-ciphers';
+import type { EncryptionKey } from '@engram/config';
 import type { MemoryEntry } from '@engram/domain';
 import { DataDir } from './data-dir.js';
+import { assertKeyFitsDataDir } from './data-dir-encryption.js';
 import { openReadOnlyDatabase } from './database.js';
 import { DatabaseMeta } from './database-meta.js';
 import { MemoryQueries } from './memory-queries.js';
@@ -19,10 +21,11 @@ export class ReadOnlyDataDir {
     this.queries = new MemoryQueries(db);
   }
 
-  static open(root: string): ReadOnlyDataDir {
+  static open(root: string, key: EncryptionKey | null): ReadOnlyDataDir {
     const path = new DataDir(root).databasePath;
+    assertKeyFitsDataDir(root, key);
     if (!existsSync(path)) throw new Error(`no database at ${path}; start the memory service or run \`engram replay\` first`);
-    return new ReadOnlyDataDir(openReadOnlyDatabase(path));
+    return new ReadOnlyDataDir(openReadOnlyDatabase(path, key));
   }
 
   /** Every entry of a pool, archived ones too, oldest first. */

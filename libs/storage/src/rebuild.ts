@@ -1,8 +1,10 @@
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Logger } from 'pino';
+import type { EncryptionKey } from '@engram/config';
 import { replayEvents, type MemoryEvent } from '@engram/domain';
 import { DataDir } from './data-dir.js';
+import { assertKeyFitsDataDir } from './data-dir-encryption.js';
 import { DataDirLock } from './data-dir-lock.js';
 import { foldWal } from './database.js';
 import { compareEntries } from './entry-equality.js';
@@ -41,16 +43,23 @@ export interface VerifyResult {
  * `engram replay`: builds a new database from the log in a temp file, verifies it against the pure
  * fold of the log, then swaps it in with one rename. Holds the data-dir lock throughout.
  */
-export async function replayDataDir(root: string, logger: Logger): Promise<ReplayResult> {
+export async function replayDataDir(
+  root: string,
+  logger: Logger,
+  options: { readonly encryptionKey?: EncryptionKey | null } = {},
+): Promise<ReplayResult> {
   const dataDir = new DataDir(root);
+  const key = options.encryptionKey ?? null;
+  assertKeyFitsDataDir(root, key);
   mkdirSync(root, { recursive: true });
   const lock = DataDirLock.acquire(dataDir.lockPath);
   try {
+    assertKeyFitsDataDir(root, key);
     const log = await EventLog.open({ dir: dataDir.eventsDir, logger });
     const temp = `${dataDir.databasePath}.replay-tmp`;
     removeDatabaseFiles(temp);
     // A temp file that is verified and fsync'd before the swap need not be synced on every commit.
-    const projection = Projection.open(temp, { bulk: true });
+    const projection = Projection.open(temp, { bulk: true, key });
     let eventsApplied: number;
     let memoriesRebuilt: number;
     try {
@@ -69,7 +78,7 @@ export async function replayDataDir(root: string, logger: Logger): Promise<Repla
     // Whatever closing left next to the temp file belongs to it, not to the database swapped in.
     for (const suffix of ['-wal', '-shm']) rmSync(temp + suffix, { force: true });
     fsyncPath(temp);
-    swapIn(temp, dataDir.databasePath);
+    swapIn(temp, dataDir.databasePath, key);
     logger.info({ eventsApplied, memoriesRebuilt }, 'replaced the database with one rebuilt from the event log');
     return { eventsApplied, memoriesRebuilt, lastSeq: log.lastSeq, databasePath: dataDir.databasePath };
   } finally {
@@ -81,11 +90,18 @@ export async function replayDataDir(root: string, logger: Logger): Promise<Repla
  * `engram verify`: log checksums, database integrity, and database == replay(log); with
  * `embeddingsModel` (hybrid search on), how many active entries have no vector of it.
  */
-export async function verifyDataDir(root: string, logger: Logger, options: { readonly embeddingsModel?: string } = {}): Promise<VerifyResult> {
+export async function verifyDataDir(
+  root: string,
+  logger: Logger,
+  options: { readonly embeddingsModel?: string; readonly encryptionKey?: EncryptionKey | null } = {},
+): Promise<VerifyResult> {
   const dataDir = new DataDir(root);
+  const key = options.encryptionKey ?? null;
   if (!existsSync(root)) return { ok: false, problems: [`data dir ${root} does not exist`], lastSeq: 0, memories: 0 };
+  assertKeyFitsDataDir(root, key);
   const lock = DataDirLock.acquire(dataDir.lockPath);
   try {
+    assertKeyFitsDataDir(root, key);
     let log: EventLog;
     try {
       log = await EventLog.open({ dir: dataDir.eventsDir, logger, readOnly: true });
@@ -97,7 +113,7 @@ export async function verifyDataDir(root: string, logger: Logger, options: { rea
     }
     let projection: Projection;
     try {
-      projection = Projection.open(dataDir.databasePath);
+      projection = Projection.open(dataDir.databasePath, { key });
     } catch (error) {
       return { ok: false, problems: [`database: ${error instanceof Error ? error.message : String(error)}`], lastSeq: log.lastSeq, memories: 0 };
     }
@@ -108,7 +124,9 @@ export async function verifyDataDir(root: string, logger: Logger, options: { rea
       } catch (error) {
         problems.push(`full-text index: ${error instanceof Error ? error.message : String(error)}`);
       }
-      const vectors = options.embeddingsModel ? vectorCoverage(dataDir.vectorsPath, options.embeddingsModel, projection.queries.allEntries()) : undefined;
+      const vectors = options.embeddingsModel
+        ? vectorCoverage(dataDir.vectorsPath, key, options.embeddingsModel, projection.queries.allEntries())
+        : undefined;
       return { ok: problems.length === 0, problems, lastSeq: log.lastSeq, memories: projection.queries.count(), ...(vectors ? { vectors } : {}) };
     } finally {
       projection.close();
@@ -130,10 +148,10 @@ export function compareWithLog(projection: Projection, log: EventSource): string
   return problems;
 }
 
-function swapIn(temp: string, target: string): void {
+function swapIn(temp: string, target: string, key: EncryptionKey | null): void {
   // Fold the old WAL into the old file first, so no stale WAL is ever read against the new file
   // (a corrupt old database's WAL is worthless: it is removed below).
-  if (existsSync(target)) foldWal(target);
+  if (existsSync(target)) foldWal(target, key);
   rmSync(`${target}-wal`, { force: true });
   rmSync(`${target}-shm`, { force: true });
   renameSync(temp, target);

@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import * as sqliteVec from 'sqlite-vec';
 import { BINARY_CODE_SCHEME, binaryCode, codeFromBlob, codeToBlob } from './binary-code.js';
 import { contentHash } from './content-hash.js';
-import { openReadOnlyDatabase } from './database.js';
+import { attachDatabase, openReadOnlyDatabase, type AtRestKey } from './database.js';
 import { VectorIndex } from './vector-index.js';
 
 /**
@@ -177,9 +177,9 @@ export class VectorStore {
   }
 
   /** Loads sqlite-vec into the projection's connection and attaches (creating) the vectors file. */
-  static attach(db: Database.Database, path: string, options: VectorStoreOptions): VectorStore {
+  static attach(db: Database.Database, path: string, key: AtRestKey, options: VectorStoreOptions): VectorStore {
     sqliteVec.load(db);
-    db.prepare('ATTACH DATABASE ? AS vectors').run(path);
+    attachDatabase(db, path, 'vectors', key);
     // Takes effect on a new file only: space freed by a model's vectors going goes back to the file system.
     db.pragma('vectors.auto_vacuum = INCREMENTAL');
     db.pragma('vectors.journal_mode = WAL');
@@ -399,7 +399,10 @@ export class VectorStore {
     })();
     this.otherModels = false;
     this.db.pragma('vectors.incremental_vacuum');
-    this.options.logger.info({ model: this.options.model, deleted: vectors }, "deleted the vectors of models no longer configured: the configured model's cover every entry");
+    this.options.logger.info(
+      { model: this.options.model, deleted: vectors },
+      "deleted the vectors of models no longer configured: the configured model's cover every entry",
+    );
   }
 }
 
@@ -416,12 +419,13 @@ export interface VectorCoverage {
  */
 export function vectorCoverage(
   path: string,
+  key: AtRestKey,
   model: string,
   entries: Iterable<{ readonly content: string; readonly isArchived: boolean }>,
 ): VectorCoverage {
   const hashes = new Set<string>();
   if (existsSync(path)) {
-    const db = openReadOnlyDatabase(path);
+    const db = openReadOnlyDatabase(path, key);
     try {
       const hasTable = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'embeddings'").get() !== undefined;
       if (hasTable) {

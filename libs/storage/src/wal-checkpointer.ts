@@ -30,6 +30,7 @@ const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const db = new Database(workerData.path, { fileMustExist: true, timeout: 0 });
+for (const pragma of workerData.keyPragmas) db.pragma(pragma);
 db.pragma('synchronous = NORMAL');
 db.pragma('wal_autocheckpoint = 0');
 let timer = null;
@@ -79,6 +80,8 @@ export class WalCheckpointer {
     private readonly writer: Database.Database,
     private readonly path: string,
     private readonly onError: (error: string) => void,
+    /** How the worker's connection is keyed (database.ts keyPragmas): none for a plaintext file. */
+    private readonly keyPragmas: readonly string[] = [],
   ) {}
 
   /** After each commit of the writer, with the number of events it applied. */
@@ -108,7 +111,7 @@ export class WalCheckpointer {
     const driver = createRequire(import.meta.url).resolve('better-sqlite3-multiple-ciphers');
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
-      workerData: { path: this.path, driver, delay: CHECKPOINT_DELAY_MS, restartPages: RESTART_PAGES },
+      workerData: { path: this.path, keyPragmas: this.keyPragmas, driver, delay: CHECKPOINT_DELAY_MS, restartPages: RESTART_PAGES },
     });
     worker.unref();
     this.exited = new Promise((resolve) => worker.once('exit', () => resolve()));

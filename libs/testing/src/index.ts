@@ -5,3 +5,4 @@ export * from './recording-logger.js';
 export * from './temp-data-dir.js';
 export * from './clustered-vectors.js';
 export * from './sentence-encoder/index.js';
+export * from './tree-digest.js';

@@ -10,8 +10,9 @@ export function backupCommand(): Command {
     .requiredOption('--to <dir>', 'new or empty folder for the backup')
     .option('--data-dir <dir>', 'data dir (default: $ENGRAM_DATA_DIR or ./data)')
     .action(async (options: { to: string; dataDir?: string }) => {
-      const dataDir = options.dataDir ?? loadConfig(process.env).dataDir;
-      const manifest = await backupDataDir(dataDir, options.to, createLogger('engram-cli', 'silent'));
+      const config = loadConfig(process.env);
+      const dataDir = options.dataDir ?? config.dataDir;
+      const manifest = await backupDataDir(dataDir, options.to, createLogger('engram-cli', 'silent'), { encryptionKey: config.encryptionKey });
       process.stdout.write(
         `backed up ${dataDir} to ${options.to}: database at seq ${manifest.databaseSeq}, log to seq ${manifest.logSeq} ` +
           `(${manifest.segments.length} segments), ${manifest.pools.length} pools\n`,

@@ -1,5 +1,5 @@
 import { pino, type Logger } from 'pino';
-import { loadConfig } from '@engram/config';
+import { type EncryptionKey, loadConfig } from '@engram/config';
 
 /** CLI logs go to stderr as JSON (warn and up by default), so stdout carries only the command's answer. */
 export function cliLogger(): Logger {
@@ -9,4 +9,9 @@ export function cliLogger(): Logger {
 
 export function defaultDataDir(): string {
   return loadConfig(process.env).dataDir;
+}
+
+/** ENGRAM_ENCRYPTION_KEY (or the file ENGRAM_ENCRYPTION_KEY_FILE names), as the services read it. */
+export function configuredKey(): EncryptionKey | null {
+  return loadConfig(process.env).encryptionKey;
 }

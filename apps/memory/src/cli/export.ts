@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import { renderFlatFile, ReadOnlyDataDir } from '@engram/storage';
-import { defaultDataDir } from './cli-logger.js';
+import { configuredKey, defaultDataDir } from './cli-logger.js';
 
 /** `engram export --pool P [--format json|md] [--data-dir D]`: works while the memory service runs. */
 export function exportCommand(): Command {
@@ -10,7 +10,7 @@ export function exportCommand(): Command {
     .addOption(new Option('--format <format>', 'output format').choices(['json', 'md']).default('json'))
     .option('--data-dir <dir>', 'data dir (default: $ENGRAM_DATA_DIR or ./data)')
     .action((options: { pool: string; format: 'json' | 'md'; dataDir?: string }) => {
-      const data = ReadOnlyDataDir.open(options.dataDir ?? defaultDataDir());
+      const data = ReadOnlyDataDir.open(options.dataDir ?? defaultDataDir(), configuredKey());
       try {
         const entries = data.entries(options.pool);
         if (options.format === 'json') {

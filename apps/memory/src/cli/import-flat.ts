@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { importFlatFiles } from '@engram/storage';
-import { cliLogger, defaultDataDir } from './cli-logger.js';
+import { cliLogger, configuredKey, defaultDataDir } from './cli-logger.js';
 
 /** `engram import-flat --pool P [--data-dir D]` */
 export function importFlatCommand(): Command {
@@ -10,7 +10,7 @@ export function importFlatCommand(): Command {
     .option('--data-dir <dir>', 'data dir (default: $ENGRAM_DATA_DIR or ./data)')
     .action(async (options: { pool: string; dataDir?: string }) => {
       const dataDir = options.dataDir ?? defaultDataDir();
-      const result = await importFlatFiles(dataDir, options.pool, cliLogger());
+      const result = await importFlatFiles(dataDir, options.pool, cliLogger(), { encryptionKey: configuredKey() });
       process.stdout.write(
         `imported pool ${result.pool}: ${result.stored} stored, ${result.updated} updated, ${result.unchanged} unchanged` +
           `${result.skipped.length > 0 ? `, ${result.skipped.length} unreadable blocks skipped` : ''}\n`,

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { replayDataDir } from '@engram/storage';
-import { cliLogger, defaultDataDir } from './cli-logger.js';
+import { cliLogger, configuredKey, defaultDataDir } from './cli-logger.js';
 
 /** `engram replay [--data-dir D]` */
 export function replayCommand(): Command {
@@ -9,7 +9,7 @@ export function replayCommand(): Command {
     .option('--data-dir <dir>', 'data dir (default: $ENGRAM_DATA_DIR or ./data)')
     .action(async (options: { dataDir?: string }) => {
       const dataDir = options.dataDir ?? defaultDataDir();
-      const result = await replayDataDir(dataDir, cliLogger());
+      const result = await replayDataDir(dataDir, cliLogger(), { encryptionKey: configuredKey() });
       process.stdout.write(
         `replayed ${result.eventsApplied} events applied, ${result.memoriesRebuilt} memories rebuilt (log at seq ${result.lastSeq}) into ${result.databasePath}\n`,
       );

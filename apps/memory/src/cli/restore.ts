@@ -10,8 +10,11 @@ export function restoreCommand(): Command {
     .requiredOption('--from <dir>', 'a folder made by `engram backup`')
     .option('--data-dir <dir>', 'data dir (default: $ENGRAM_DATA_DIR or ./data)')
     .action(async (options: { from: string; dataDir?: string }) => {
-      const dataDir = options.dataDir ?? loadConfig(process.env).dataDir;
-      const { manifest, movedAside } = await restoreDataDir(options.from, dataDir, createLogger('engram-cli', 'silent'));
+      const config = loadConfig(process.env);
+      const dataDir = options.dataDir ?? config.dataDir;
+      const { manifest, movedAside } = await restoreDataDir(options.from, dataDir, createLogger('engram-cli', 'silent'), {
+        encryptionKey: config.encryptionKey,
+      });
       process.stdout.write(
         `restored ${options.from} (${manifest.createdAt}, log to seq ${manifest.logSeq}) into ${dataDir}` +
           `${movedAside ? `; the previous content is in ${movedAside}` : ''}\n`,

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { ReadOnlyDataDir } from '@engram/storage';
-import { defaultDataDir } from './cli-logger.js';
+import { configuredKey, defaultDataDir } from './cli-logger.js';
 
 /** `engram stats [--json] [--data-dir D]`: works while the memory service runs. */
 export function statsCommand(): Command {
@@ -9,7 +9,7 @@ export function statsCommand(): Command {
     .option('--json', 'print JSON')
     .option('--data-dir <dir>', 'data dir (default: $ENGRAM_DATA_DIR or ./data)')
     .action((options: { json?: boolean; dataDir?: string }) => {
-      const data = ReadOnlyDataDir.open(options.dataDir ?? defaultDataDir());
+      const data = ReadOnlyDataDir.open(options.dataDir ?? defaultDataDir(), configuredKey());
       try {
         const stats = { lastSeq: data.lastSeq(), pools: data.stats() };
         if (options.json) {

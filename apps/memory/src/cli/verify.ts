@@ -11,8 +11,12 @@ export function verifyCommand(): Command {
     .option('--data-dir <dir>', 'data dir (default: $ENGRAM_DATA_DIR or ./data)')
     .action(async (options: { dataDir?: string }) => {
       const dataDir = options.dataDir ?? defaultDataDir();
-      const embeddingsModel = await configuredModel(loadConfig(process.env).embeddings);
-      const result = await verifyDataDir(dataDir, cliLogger(), embeddingsModel ? { embeddingsModel } : {});
+      const config = loadConfig(process.env);
+      const embeddingsModel = await configuredModel(config.embeddings);
+      const result = await verifyDataDir(dataDir, cliLogger(), {
+        encryptionKey: config.encryptionKey,
+        ...(embeddingsModel ? { embeddingsModel } : {}),
+      });
       if (result.ok) {
         process.stdout.write(`ok: log checksums valid, database equals replay(log) at seq ${result.lastSeq}, ${result.memories} memories\n`);
         process.stdout.write(vectorLine(result));
