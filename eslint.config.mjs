@@ -64,8 +64,8 @@ export default tseslint.config(
         {
           enforceBuildableLibDependency: false,
           banTransitiveDependencies: false,
-          // Benchmarks start the stack with the tests' harness and build inputs with the libs' testing helpers.
-          allow: ['../tests/support/*', '^\\.\\./libs/[a-z-]+/src/testing/[a-z0-9-]+\\.js$'],
+          // Benchmarks start the stack with the tests' harness; benches and tests build inputs with the libs' testing helpers.
+          allow: ['../tests/support/*', '^(\\.\\./)+libs/[a-z-]+/src/testing/[a-z0-9-]+\\.js$'],
           depConstraints: [
             // Apps never import apps; tests and benches reach the apps as processes, never through their source.
             { sourceTag: 'type:app', notDependOnLibsWithTags: ['type:app'] },

@@ -118,6 +118,21 @@ export interface ConsolidateRequest extends WriteMeta {
     readonly supersedes: readonly string[];
   }[];
 }
+/** Archive every active entry of the pool that decay has taken below the threshold (the worker's sweep). */
+export interface DecaySweepRequest extends WriteMeta {
+  readonly pool: string;
+  /** ISO time to evaluate decay at; absent: the memory service's clock. */
+  readonly asOf?: string;
+}
+export interface DecaySweepResponse {
+  readonly pool: string;
+  /** The time decay was evaluated at. */
+  readonly asOf: string;
+  /** Active entries looked at. */
+  readonly examined: number;
+  /** The entries archived, all in one write. */
+  readonly archived: readonly string[];
+}
 export interface PoolRequest {
   readonly pool: string;
   readonly requestId?: string;
@@ -236,6 +251,7 @@ export interface MemoryContract {
   [MemoryPattern.Archive]: [IdRequest, MemoryEntry];
   [MemoryPattern.Restore]: [IdRequest, MemoryEntry];
   [MemoryPattern.Consolidate]: [ConsolidateRequest, ConsolidateResponse];
+  [MemoryPattern.DecaySweep]: [DecaySweepRequest, DecaySweepResponse];
   [MemoryPattern.Tier1]: [PoolRequest, Tier1Response];
   [MemoryPattern.Tier1Plan]: [PoolRequest, Tier1PlanResponse];
   [MemoryPattern.Stats]: [Record<string, never>, StatsResponse];

@@ -14,6 +14,7 @@ export const MemoryPattern = {
   Archive: 'memory.archive',
   Restore: 'memory.restore',
   Consolidate: 'memory.consolidate',
+  DecaySweep: 'memory.decay-sweep',
   Tier1: 'memory.tier1',
   Tier1Plan: 'memory.tier1-plan',
   Stats: 'memory.stats',

@@ -1,8 +1,5 @@
 import { MemoryPattern } from '@engram/contracts';
-import { ARCHIVE_THRESHOLD, effectiveConfidence } from '@engram/domain';
 import type { DecaySweepData } from '@engram/jobs';
-import { isAlreadySettled } from './memory-errors.js';
-import { listAllActive } from './list-all.js';
 import type { Clock, JobContext, MemoryPort } from './ports.js';
 
 export interface DecayOutcome {
@@ -13,13 +10,15 @@ export interface DecayOutcome {
 }
 
 /**
- * Archives every active entry whose effective confidence (derived, per DESIGN) has fallen below the
- * threshold at `asOf` (or now). Archived entries stay in the database and the log, restorable.
+ * Sweeps decayed entries into the archive at `asOf` (or now), pool by pool: each pool is one
+ * command to the memory service, which decides with the domain's decay rule and writes the pool's
+ * archive events together. Archived entries stay in the database and the log, restorable.
  * Idempotent: a second run finds them archived and has nothing to do.
  */
 export async function decaySweep(memory: MemoryPort, clock: Clock, data: DecaySweepData, context: JobContext): Promise<DecayOutcome> {
   const now = data.asOf === undefined ? clock.now() : new Date(data.asOf);
   if (Number.isNaN(now.getTime())) throw new Error(`decay sweep: asOf is not a time: ${data.asOf}`);
+  const asOf = now.toISOString();
   const pools =
     data.pool === undefined
       ? (await memory.call(MemoryPattern.Stats, {})).pools.filter((pool) => pool.active > 0).map((pool) => pool.pool)
@@ -28,25 +27,9 @@ export async function decaySweep(memory: MemoryPort, clock: Clock, data: DecaySw
   let examined = 0;
   const archived: string[] = [];
   for (const pool of pools) {
-    const entries = await listAllActive(memory, pool);
-    for (const entry of entries) {
-      if (entry.isArchived) continue;
-      examined++;
-      const effective = effectiveConfidence(entry, now);
-      if (effective >= ARCHIVE_THRESHOLD) continue;
-      try {
-        await memory.call(MemoryPattern.Archive, {
-          pool,
-          id: entry.id,
-          reason: `decayed: effective confidence ${effective.toFixed(3)} < ${ARCHIVE_THRESHOLD} at ${now.toISOString()}`,
-          actor: 'worker:decay',
-          causationId: context.jobId,
-        });
-        archived.push(entry.id);
-      } catch (error) {
-        if (!isAlreadySettled(error)) throw error;
-      }
-    }
+    const swept = await memory.call(MemoryPattern.DecaySweep, { pool, asOf, actor: 'worker:decay', causationId: context.jobId });
+    examined += swept.examined;
+    archived.push(...swept.archived);
   }
-  return { asOf: now.toISOString(), pools: pools.length, examined, archived };
+  return { asOf, pools: pools.length, examined, archived };
 }

@@ -127,12 +127,8 @@ export class FakeMemory implements MemoryPort {
         this.emit({ type: 'memory.categorized', pool, actor, causationId: causationId ?? null, data: { id, category } });
         return this.update(id, { category: category as Category });
       }
-      case MemoryPattern.Archive: {
-        const { pool, id, actor, causationId, reason } = request as MemoryContract[typeof MemoryPattern.Archive][0];
-        if (this.get(pool, id).isArchived) throw new MemoryError('conflict', `${id} is archived`);
-        this.emit({ type: 'memory.archived', pool, actor, causationId: causationId ?? null, data: { id, reason } });
-        return this.update(id, { isArchived: true });
-      }
+      case MemoryPattern.DecaySweep:
+        throw new Error('the decay sweep runs against the real memory service (tests/medium/worker-handlers)');
       case MemoryPattern.Consolidate: {
         const { pool, merges, actor, causationId, model } = request as ConsolidateRequest;
         for (const merge of merges) {

@@ -9,7 +9,7 @@ export type MaintenancePattern =
   | typeof MemoryPattern.Store
   | typeof MemoryPattern.Refresh
   | typeof MemoryPattern.Categorize
-  | typeof MemoryPattern.Archive
+  | typeof MemoryPattern.DecaySweep
   | typeof MemoryPattern.Consolidate;
 
 /** The most entries one List answers (the memory service's maximum); pools larger than this are handled in part. */

@@ -3,6 +3,8 @@ import {
   type CategorizeRequest,
   type ConsolidateRequest,
   type ConsolidateResponse,
+  type DecaySweepRequest,
+  type DecaySweepResponse,
   type EventsAfterRequest,
   type EventsPage,
   type EventsRequest,
@@ -27,6 +29,7 @@ import {
   decideCategorize,
   decideConfirm,
   decideConsolidate,
+  decideDecaySweep,
   decideDelete,
   decidePurge,
   decideRefresh,
@@ -52,7 +55,7 @@ import { Tier1Cache } from './tier1-cache.js';
 import { invalid, validCategory, validPool, validReason } from './validation.js';
 import type { VectorService } from './vector-service.js';
 import { WritePipeline } from './write-pipeline.js';
-import { decided, mergesOf, refreshIdsOf, requiredId, storeFieldsOf, updateFieldsOf, writeContextOf } from './write-requests.js';
+import { asOfOf, decided, mergesOf, refreshIdsOf, requiredId, storeFieldsOf, updateFieldsOf, writeContextOf } from './write-requests.js';
 
 export type { MemoryServiceDeps } from './memory-service-deps.js';
 
@@ -185,6 +188,25 @@ export class MemoryService {
     const decision = decided(() => decideConsolidate({ context, model: request.model, merges }, (id) => this.pipeline.current(id)));
     await this.pipeline.write(decision.events);
     return { created: decision.created.map((id) => this.reads.acknowledged(context.pool, id)), archived: decision.archived };
+  }
+
+  /**
+   * The decay sweep of a pool (worker:decay): one decision over its active entries, as acknowledged
+   * or in flight, and its archive events written together: one durable append, one render of the
+   * pool's files. References searches have recorded but not yet written go first, so a search made
+   * just before the sweep still counts as a use.
+   */
+  async decaySweep(request: DecaySweepRequest): Promise<DecaySweepResponse> {
+    const context = this.writeContext(request);
+    const asOf = asOfOf(request.asOf, context.at);
+    await this.references.flush();
+    // Rows as the database has them, but as in flight for the few entries a write is changing.
+    const entries = this.deps.queries
+      .activeEntries(context.pool)
+      .flatMap((entry) => (this.pipeline.isInFlight(entry.id) ? (this.pipeline.current(entry.id) ?? []) : [entry]));
+    const decision = decideDecaySweep({ context, asOf }, entries);
+    if (decision.events.length > 0) await this.pipeline.write(decision.events);
+    return { pool: context.pool, asOf: asOf.toISOString(), examined: decision.examined, archived: decision.archived };
   }
 
   // ---- reads (see MemoryReads, Tier1Cache) ----

@@ -61,6 +61,11 @@ export class WritePipeline {
     return this.inFlight.current(id);
   }
 
+  /** Whether a write of the id is in flight: then its row is not yet its current state. */
+  isInFlight(id: string): boolean {
+    return this.inFlight.has(id);
+  }
+
   /** An id neither stored nor in flight, never handed out before. */
   freshId(): string {
     return this.freshIds.take((id) => this.inFlight.has(id));

@@ -95,6 +95,14 @@ export function mergesOf(request: ConsolidateRequest, freshId: () => string) {
   });
 }
 
+/** The time a decay sweep evaluates at: the request's ISO time, else the command's own. */
+export function asOfOf(asOf: unknown, at: string): Date {
+  if (asOf === undefined) return new Date(at);
+  const time = typeof asOf === 'string' ? new Date(asOf) : new Date(Number.NaN);
+  if (Number.isNaN(time.getTime())) throw invalid('asOf must be an ISO-8601 time');
+  return time;
+}
+
 /** Runs a domain decision; a write rule's refusal is answered as the MemoryError of the same code and message. */
 export function decided<T>(decide: () => T): T {
   try {

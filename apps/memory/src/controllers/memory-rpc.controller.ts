@@ -104,6 +104,11 @@ export class MemoryRpcController {
     return this.handle(MemoryPattern.Consolidate, request, () => this.memory.consolidate(request));
   }
 
+  @MessagePattern(MemoryPattern.DecaySweep)
+  decaySweep(@Payload() request: Request<typeof MemoryPattern.DecaySweep>): Response<typeof MemoryPattern.DecaySweep> {
+    return this.handle(MemoryPattern.DecaySweep, request, () => this.memory.decaySweep(request));
+  }
+
   @MessagePattern(MemoryPattern.Tier1)
   tier1(@Payload() request: Request<typeof MemoryPattern.Tier1>): Response<typeof MemoryPattern.Tier1> {
     return this.handle(MemoryPattern.Tier1, request, () => this.memory.tier1(request));

@@ -3,8 +3,9 @@ import { InternalTokenSource, MemoryClient, MemoryPattern } from '@engram/contra
 import type { MemoryPort } from '@engram/maintenance';
 import { requestContext } from '@engram/observability';
 
-/** A consolidation writes many events (each fsynced) in one call; it gets a longer deadline than a read. */
-const CONSOLIDATE_TIMEOUT_MS = 30_000;
+/** A consolidation, or a decay sweep of a large pool, writes many events in one call: a longer deadline than a read. */
+const LONG_WRITE_TIMEOUT_MS = 30_000;
+const LONG_WRITES: ReadonlySet<string> = new Set([MemoryPattern.Consolidate, MemoryPattern.DecaySweep]);
 
 /** The worker's only way to memory: the contracts' client over Nest TCP. */
 export function createMemoryClient(config: EngramConfig): MemoryClient {
@@ -22,7 +23,7 @@ export function memoryPort(client: MemoryClient): MemoryPort {
     call: (pattern, request) => {
       const requestId = requestContext.getStore()?.requestId;
       const withId = requestId && typeof request === 'object' ? { requestId, ...request } : request;
-      return client.call(pattern, withId, pattern === MemoryPattern.Consolidate ? CONSOLIDATE_TIMEOUT_MS : undefined);
+      return client.call(pattern, withId, LONG_WRITES.has(pattern) ? LONG_WRITE_TIMEOUT_MS : undefined);
     },
   };
 }

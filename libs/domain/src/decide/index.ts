@@ -5,3 +5,4 @@ export * from './decide-archive.js';
 export * from './decide-purge.js';
 export * from './decide-refresh.js';
 export * from './decide-consolidate.js';
+export * from './decide-decay-sweep.js';
