@@ -1,7 +1,7 @@
 import { afterEach, beforeEach } from '@jest/globals';
 import { silentLogger, tempDataDir } from '@engram/testing';
 import type { MemoryService } from '../memory-service.js';
-import { openMemoryService } from '../open-memory-service.js';
+import { openMemoryService, type MemoryServiceOptions } from '../open-memory-service.js';
 
 /** Where the clock of every test starts. */
 export const TEST_START = '2026-05-01T12:00:00.000Z';
@@ -17,8 +17,11 @@ export interface MemoryServiceUnderTest {
   reopen(): Promise<MemoryService>;
 }
 
-/** A memory service on a fresh data dir before each test of the file, closed and deleted after it. */
-export function memoryServicePerTest(): MemoryServiceUnderTest {
+/**
+ * A memory service on a fresh data dir before each test of the file, closed and deleted after it;
+ * `options` for what a file needs beyond the defaults (e.g. hybrid search's embedder).
+ */
+export function memoryServicePerTest(options: Partial<Omit<MemoryServiceOptions, 'dataDir' | 'clock'>> = {}): MemoryServiceUnderTest {
   let current: { service: MemoryService; dir: ReturnType<typeof tempDataDir> } | null = null;
   const running = () => {
     if (!current) throw new Error('the memory service exists only while a test runs');
@@ -39,7 +42,8 @@ export function memoryServicePerTest(): MemoryServiceUnderTest {
       return test.service;
     },
   };
-  const open = (dataDir: string) => openMemoryService({ dataDir, tier1MaxChars: 400, logger: silentLogger(), clock: () => underTest.now });
+  const open = (dataDir: string) =>
+    openMemoryService({ tier1MaxChars: 400, logger: silentLogger(), ...options, dataDir, clock: () => underTest.now });
   beforeEach(async () => {
     underTest.now = new Date(TEST_START);
     const dir = tempDataDir();
