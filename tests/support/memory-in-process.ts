@@ -1,10 +1,8 @@
 import { MemoryError, MemoryPattern, type MemoryContract } from '@engram/contracts';
 import type { MemoryService } from '@engram/storage';
 
-/** The patterns the memory service answers from its store (the extraction spool is the memory app's own). */
-export type ServicePattern = Exclude<keyof MemoryContract, typeof MemoryPattern.SpoolExtraction>;
-
-type Handlers = { [P in ServicePattern]: (service: MemoryService, request: MemoryContract[P][0]) => Promise<MemoryContract[P][1]> };
+type Pattern = keyof MemoryContract;
+type Handlers = { [P in Pattern]: (service: MemoryService, request: MemoryContract[P][0]) => Promise<MemoryContract[P][1]> };
 
 /** Each pattern to the service method the memory app's RPC controller calls for it. */
 const HANDLERS: Handlers = {
@@ -31,10 +29,12 @@ const HANDLERS: Handlers = {
   [MemoryPattern.Ping]: (service, request) => service.ping(request),
   [MemoryPattern.VectorsMissing]: (service, request) => vectorsOf(service).missing(request),
   [MemoryPattern.StoreVectors]: (service, request) => vectorsOf(service).storeVectors(request),
+  // The extraction spool is the memory app's, beside the store: not here, as if memory could not be reached.
+  [MemoryPattern.SpoolExtraction]: () => Promise.reject(new MemoryError('unavailable', 'the extraction spool is not served in process')),
 };
 
 export interface MemoryInProcess {
-  call<P extends ServicePattern>(pattern: P, request: MemoryContract[P][0]): Promise<MemoryContract[P][1]>;
+  call<P extends Pattern>(pattern: P, request: MemoryContract[P][0]): Promise<MemoryContract[P][1]>;
 }
 
 /**
@@ -46,7 +46,7 @@ export interface MemoryInProcess {
  */
 export function memoryInProcess(service: () => MemoryService): MemoryInProcess {
   return {
-    async call<P extends ServicePattern>(pattern: P, request: MemoryContract[P][0]): Promise<MemoryContract[P][1]> {
+    async call<P extends Pattern>(pattern: P, request: MemoryContract[P][0]): Promise<MemoryContract[P][1]> {
       const handler = HANDLERS[pattern] as (service: MemoryService, request: MemoryContract[P][0]) => Promise<MemoryContract[P][1]>;
       try {
         return overTheWire(await handler(service(), overTheWire(request)));

@@ -1,15 +1,21 @@
-import { MemoryError, MemoryPattern, type MemoryContract } from '@engram/contracts';
-import type { MemoryEntry } from '@engram/domain';
-import { exchangeIdOf, type ExtractExchangeData } from '@engram/jobs';
 import { describe, expect, it } from '@jest/globals';
-import { memoryEntry } from '@engram/testing';
-import { MEMORY_LIMIT_MESSAGE, MEMORY_TOOLS } from '../memory-tools.js';
-import { MemoryToolExecutor } from '../memory-tool-executor.js';
-import type { MemoryPort, UpstreamPort, UpstreamReply } from '../ports.js';
-import { RecordingSink } from '../testing/scripted-turn.js';
-import { runTurn } from '../turn-runner.js';
-import { OpenAiChatAdapter } from './chat-adapter.js';
-import type { ChatRequest } from './chat-types.js';
+import { exchangeIdOf, type ExtractExchangeData } from '@engram/jobs';
+import {
+  MEMORY_LIMIT_MESSAGE,
+  MEMORY_TOOLS,
+  MemoryToolExecutor,
+  OpenAiChatAdapter,
+  runTurn,
+  type ChatRequest,
+  type UpstreamPort,
+  type UpstreamReply,
+} from '@engram/engine';
+import { MemoryPattern } from '@engram/contracts';
+import { RecordingSink } from '../../../libs/engine/src/testing/scripted-turn.js';
+import { memoryServicePerTest } from '../../../libs/storage/src/testing/memory-service-per-test.js';
+import { memoryInProcess } from '../../support/memory-in-process.js';
+
+/** The engine's turn loop with the OpenAI Chat adapter, its memory tools answered by the real memory service. */
 
 // ---- scripted model replies, shaped like api.openai.com's ----
 
@@ -88,44 +94,13 @@ function scriptedUpstream(scripts: Script[]): UpstreamPort & { bodies: ChatReque
   };
 }
 
-function entry(id: string, content: string): MemoryEntry {
-  return memoryEntry(id, { content });
-}
-
-/** A memory service double: stores in a list, searches by substring. */
-function fakeMemory(): MemoryPort & { entries: MemoryEntry[]; calls: string[] } {
-  const entries: MemoryEntry[] = [];
-  const calls: string[] = [];
-  return {
-    entries,
-    calls,
-    call: (async (pattern: keyof MemoryContract, request: never) => {
-      calls.push(pattern);
-      const r = request as { content?: string; query?: string; id?: string };
-      switch (pattern) {
-        case MemoryPattern.Store: {
-          const stored = entry(`m${entries.length + 1}`, r.content ?? '');
-          entries.push(stored);
-          return stored;
-        }
-        case MemoryPattern.Search:
-          return entries.filter((e) => e.content.includes(r.query ?? '')).map((e) => ({ entry: e, score: 1, effectiveConfidence: 0.94 }));
-        case MemoryPattern.Delete: {
-          const found = entries.find((e) => e.id === r.id);
-          if (!found) throw new MemoryError('not_found', `no memory ${r.id}`);
-          return { ...found, isArchived: true };
-        }
-        default:
-          throw new MemoryError('unavailable', 'not scripted');
-      }
-    }) as MemoryPort['call'],
-  };
-}
+const under = memoryServicePerTest();
+const memory = memoryInProcess(() => under.service);
+const entries = async () => (await memory.call(MemoryPattern.List, { pool: 'p', limit: 100 })).map((entry) => entry.content);
 
 async function run(request: ChatRequest, scripts: Script[], maxIterations = 3) {
   const adapter = new OpenAiChatAdapter();
   const upstream = scriptedUpstream(scripts);
-  const memory = fakeMemory();
   const jobs: ExtractExchangeData[] = [];
   const sink = new RecordingSink();
   const withMemory = adapter.withMemory(adapter.parseRequest(request), {
@@ -159,7 +134,7 @@ async function run(request: ChatRequest, scripts: Script[], maxIterations = 3) {
         },
     );
   const text = chunks.map((chunk) => String(chunk.choices[0]?.delta['content'] ?? '')).join('');
-  return { upstream, memory, jobs, sink, frames, chunks, text };
+  return { upstream, jobs, sink, frames, chunks, text };
 }
 
 const search = (query: string, id = 'call_m') => ({ id, name: 'memory_search', args: JSON.stringify({ query }) });
@@ -190,7 +165,7 @@ describe('runTurn with the OpenAI Chat adapter, streaming', () => {
 
   it('keeps client calls, renumbered, and drops memory calls in a mixed turn', async () => {
     const tools = [{ type: 'function', function: { name: 'get_weather', parameters: {} } }];
-    const { upstream, memory, chunks } = await run(user('store and weather', { stream: true, tools }), [
+    const { upstream, chunks } = await run(user('store and weather', { stream: true, tools }), [
       {
         calls: [
           { id: 'c1', name: 'store_memory', args: '{"content":"likes rain"}' },
@@ -207,7 +182,7 @@ describe('runTurn with the OpenAI Chat adapter, streaming', () => {
     expect(toolDeltas[0]).toMatchObject({ id: 'c2', function: { name: 'get_weather' } });
     expect(toolDeltas.map((delta) => delta.function.arguments ?? '').join('')).toBe('{"city":"Oslo"}');
     expect(chunks.map((chunk) => chunk.choices[0]?.finish_reason).filter(Boolean)).toEqual(['tool_calls']);
-    expect(memory.entries.map((e) => e.content)).toEqual(['likes rain']);
+    expect(await entries()).toEqual(['likes rain']);
     expect(upstream.bodies).toHaveLength(1);
   });
 
@@ -233,7 +208,7 @@ describe('runTurn with the OpenAI Chat adapter, streaming', () => {
 
 describe('runTurn with the OpenAI Chat adapter, not streaming', () => {
   it('answers with one ordinary completion: text of all rounds, summed usage, memory hidden', async () => {
-    const { sink, upstream, memory } = await run(user('remember I use zsh'), [
+    const { sink, upstream } = await run(user('remember I use zsh'), [
       { text: ['Saving. '], calls: [{ id: 'c1', name: 'store_memory', args: '{"content":"uses zsh","type":"USER"}' }], usage: 10 },
       { text: ['Done <MEMORY_SUGGEST>x</MEMORY_SUGGEST>.'], usage: 20 },
     ]);
@@ -248,8 +223,12 @@ describe('runTurn with the OpenAI Chat adapter, not streaming', () => {
     expect(body.choices[0]?.message.tool_calls).toBeUndefined();
     expect(body.choices[0]?.finish_reason).toBe('stop');
     expect(body.usage.total_tokens).toBe(32);
-    expect(memory.entries[0]?.content).toBe('uses zsh');
-    expect(upstream.bodies[1]?.messages.at(-1)).toEqual({ role: 'tool', tool_call_id: 'c1', content: 'Stored [id:m1] uses zsh' });
+    expect(await entries()).toEqual(['uses zsh']);
+    expect(upstream.bodies[1]?.messages.at(-1)).toEqual({
+      role: 'tool',
+      tool_call_id: 'c1',
+      content: expect.stringMatching(/^Stored \[id:[a-z0-9-]+\] uses zsh$/),
+    });
   });
 
   it('answers malformed and failing memory calls with readable errors', async () => {
@@ -265,52 +244,7 @@ describe('runTurn with the OpenAI Chat adapter, not streaming', () => {
     ]);
     const results = upstream.bodies[1]?.messages.slice(-3).map((message) => String(message.content));
     expect(results?.[0]).toMatch(/^Error: the arguments of memory_delete are not valid JSON/);
-    expect(results?.[1]).toMatch(/^Error: no memory nope/);
+    expect(results?.[1]).toMatch(/^Error: memory nope not found/);
     expect(results?.[2]).toMatch(/^Error: invalid arguments for memory_search \(query: .*limit: /);
-  });
-});
-
-describe('OpenAiChatAdapter.withMemory', () => {
-  const adapter = new OpenAiChatAdapter();
-  const block = '<engram-memory>\nfacts\n</engram-memory>';
-
-  it("appends Tier 1 to the client's system prompt and the memory tools after the client's tools", () => {
-    const request = adapter.parseRequest({
-      model: 'm',
-      messages: [
-        { role: 'system', content: 'Be brief.' },
-        { role: 'user', content: 'hi' },
-      ],
-      tools: [{ type: 'function', function: { name: 'mine' } }],
-      extra: 1,
-    });
-    const injected = adapter.withMemory(request, { tier1Block: block, tools: MEMORY_TOOLS });
-    expect(injected.messages[0]).toEqual({ role: 'system', content: `Be brief.\n\n${block}` });
-    expect(injected.tools?.map((tool) => (tool as { function: { name: string } }).function.name)).toEqual([
-      'mine',
-      ...MEMORY_TOOLS.map((tool) => tool.name),
-    ]);
-    expect(injected['extra']).toBe(1);
-    expect(adapter.clientToolNames(injected)).toEqual(new Set(['mine']));
-    expect(JSON.stringify(adapter.withMemory(request, { tier1Block: block, tools: MEMORY_TOOLS }))).toBe(JSON.stringify(injected));
-    // The spliced serialisation is exactly JSON.stringify's, with or without client tools.
-    expect(adapter.serializeRequest(injected)).toBe(JSON.stringify(injected));
-    const toolless = adapter.withMemory(adapter.parseRequest({ model: 'm', messages: [{ role: 'user', content: 'x' }], z: [1] }), {
-      tier1Block: '',
-      tools: MEMORY_TOOLS,
-    });
-    expect(adapter.serializeRequest(toolless)).toBe(JSON.stringify(toolless));
-    expect(request.messages[0]).toEqual({ role: 'system', content: 'Be brief.' });
-  });
-
-  it('adds a system message when the client sent none, and nothing when Tier 1 is empty', () => {
-    const request = adapter.parseRequest({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
-    expect(adapter.withMemory(request, { tier1Block: block, tools: [] }).messages[0]).toEqual({ role: 'system', content: block });
-    expect(adapter.withMemory(request, { tier1Block: '', tools: [] }).messages).toEqual(request.messages);
-  });
-
-  it('rejects bodies it cannot work with', () => {
-    expect(() => adapter.parseRequest([])).toThrow(/JSON object/);
-    expect(() => adapter.parseRequest({ messages: 'hi' })).toThrow(/messages/);
   });
 });
