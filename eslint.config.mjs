@@ -6,8 +6,8 @@ import tseslint from 'typescript-eslint';
 const testingOnlyInSpecs = { name: '@engram/testing', message: 'Test helpers are for specs only.' };
 const SQLITE = 'better-sqlite3-multiple-ciphers';
 const sqliteOnlyInStorage = [
-  { name: SQLITE, message: 'SQLite is reached through @engram/storage.' },
-  { name: 'better-sqlite3', message: `The SQLite driver is ${SQLITE} (SQLCipher), reached through @engram/storage.` },
+  { name: SQLITE, message: 'SQLite is reached through @engram/memory-store.' },
+  { name: 'better-sqlite3', message: `The SQLite driver is ${SQLITE} (SQLCipher), reached through @engram/memory-store.` },
 ];
 // Inside storage, one file opens databases (and applies the data dir's key and cipher): the rest use the driver's types.
 const sqliteOpenedInDatabaseTs = [
@@ -26,21 +26,21 @@ const frameworks = ['@nestjs/*', 'fastify', 'bullmq', 'ioredis', 'better-sqlite3
 
 function restrictedImports() {
   const rule = (paths, patterns = []) => ({ '@typescript-eslint/no-restricted-imports': ['error', { paths, patterns }] });
-  const specs = ['**/*.spec.ts', '**/testing/**', '**/*.fixture.ts', 'libs/testing/**', 'tests/**', 'bench/**'];
+  const specs = ['**/*.spec.ts', '**/testing/**', '**/*.fixture.ts', 'libs/shared/testing/**', 'tests/**', 'bench/**'];
   // Where the Redis drivers are wired: the repositories, the BullMQ processors, the shared connection, a main.
   const redisHomes = [
     'apps/*/src/repositories/**',
     'apps/worker/src/processors/**',
     'apps/*/src/main.ts',
-    'libs/observability/src/redis-connection.ts',
+    'libs/shared/observability/src/redis-connection.ts',
   ];
   return [
-    { files: ['libs/*/src/**/*.ts', 'apps/*/src/**/*.ts'], ignores: specs, rules: rule([testingOnlyInSpecs, ...sqliteOnlyInStorage, ...redisDrivers]) },
-    { files: ['libs/storage/src/**/*.ts'], ignores: specs, rules: rule([testingOnlyInSpecs, ...sqliteOpenedInDatabaseTs, ...redisDrivers]) },
-    { files: ['libs/storage/src/database.ts'], rules: rule([testingOnlyInSpecs, sqliteOnlyInStorage[1], ...redisDrivers]) },
+    { files: ['libs/*/*/src/**/*.ts', 'apps/*/src/**/*.ts'], ignores: specs, rules: rule([testingOnlyInSpecs, ...sqliteOnlyInStorage, ...redisDrivers]) },
+    { files: ['libs/memory/store/src/**/*.ts'], ignores: specs, rules: rule([testingOnlyInSpecs, ...sqliteOpenedInDatabaseTs, ...redisDrivers]) },
+    { files: ['libs/memory/store/src/database/database.ts'], rules: rule([testingOnlyInSpecs, sqliteOnlyInStorage[1], ...redisDrivers]) },
     { files: redisHomes, rules: rule([testingOnlyInSpecs, ...sqliteOnlyInStorage]) },
-    { files: ['libs/{domain,engine,maintenance}/src/**/*.ts'], ignores: specs, rules: rule([testingOnlyInSpecs], frameworks) },
-    { files: ['libs/{domain,engine,maintenance}/src/**/*.spec.ts'], rules: rule([], frameworks) },
+    { files: ['libs/{shared/domain,gateway/engine,worker/handlers}/src/**/*.ts'], ignores: specs, rules: rule([testingOnlyInSpecs], frameworks) },
+    { files: ['libs/{shared/domain,gateway/engine,worker/handlers}/src/**/*.spec.ts'], rules: rule([], frameworks) },
   ];
 }
 
@@ -65,7 +65,7 @@ export default tseslint.config(
           enforceBuildableLibDependency: false,
           banTransitiveDependencies: false,
           // Benchmarks start the stack with the tests' harness; benches and tests build inputs with the libs' testing helpers.
-          allow: ['../tests/support/*', '^(\\.\\./)+libs/[a-z-]+/src/testing/[a-z0-9-]+\\.js$'],
+          allow: ['../tests/support/*', '^(\\.\\./)+libs/[a-z-]+/[a-z-]+/src/testing/[a-z0-9-]+\\.js$'],
           depConstraints: [
             // Apps never import apps; tests and benches reach the apps as processes, never through their source.
             { sourceTag: 'type:app', notDependOnLibsWithTags: ['type:app'] },

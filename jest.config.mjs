@@ -21,7 +21,9 @@ const common = {
   transform: { '^.+\\.ts$': ['@swc/jest', swc] },
   moduleNameMapper: {
     // Tests import libraries by their entry point, from source.
-    '^@engram/([a-z-]+)$': '<rootDir>/libs/$1/src/index.ts',
+    // @engram/<process>-<name> is libs/<process>/<name>; @engram/<name> is libs/shared/<name>.
+    '^@engram/(memory|gateway|worker)-([a-z-]+)$': '<rootDir>/libs/$1/$2/src/index.ts',
+    '^@engram/([a-z-]+)$': '<rootDir>/libs/shared/$1/src/index.ts',
     // Sources import siblings as `./x.js` (NodeNext); the file on disk is `./x.ts`.
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
@@ -34,13 +36,13 @@ export default {
     {
       ...common,
       displayName: 'unit',
-      testMatch: ['<rootDir>/libs/*/src/**/*.spec.ts', '<rootDir>/apps/*/src/**/*.spec.ts'],
+      testMatch: ['<rootDir>/libs/*/*/src/**/*.spec.ts', '<rootDir>/apps/*/src/**/*.spec.ts'],
       testPathIgnorePatterns: [...common.testPathIgnorePatterns, '\\.medium\\.spec\\.ts$'],
     },
     {
       ...common,
       displayName: 'medium',
-      testMatch: ['<rootDir>/libs/*/src/**/*.medium.spec.ts', '<rootDir>/apps/*/src/**/*.medium.spec.ts', '<rootDir>/tests/medium/**/*.spec.ts'],
+      testMatch: ['<rootDir>/libs/*/*/src/**/*.medium.spec.ts', '<rootDir>/apps/*/src/**/*.medium.spec.ts', '<rootDir>/tests/medium/**/*.spec.ts'],
       setupFilesAfterEnv: ['<rootDir>/tests/support/jest/timeout-60s.ts'],
     },
     {

@@ -4,7 +4,7 @@
  * - before: the sweep as the worker ran it until issue 21 (every active entry listed over the RPC,
  *   the rule evaluated in the worker, one Archive RPC per decayed entry, each its own durable write
  *   and its own rewrite of the pool's MEMORY.md);
- * - after: `decaySweep` of @engram/maintenance (one memory.decay-sweep command per pool: one
+ * - after: `decaySweep` of @engram/worker-handlers (one memory.decay-sweep command per pool: one
  *   decision in the memory service, one batch of archive events).
  * Timed pairs alternate on identical pools; then one more pair runs with strace attached to the
  * memory process to count its durable writes to the log, its fsyncs and its renames of MEMORY.md.
@@ -12,8 +12,8 @@
 import { join } from 'node:path';
 import { type MemoryClient, MemoryPattern } from '@engram/contracts';
 import { EVENT_SCHEMA_VERSION, shouldArchive, type MemoryEntry, type NewEvent } from '@engram/domain';
-import { decaySweep } from '@engram/maintenance';
-import { EventLog } from '@engram/storage';
+import { decaySweep } from '@engram/worker-handlers';
+import { EventLog } from '@engram/memory-store';
 import { silentLogger, tempDataDir } from '@engram/testing';
 import { startRedis } from '../tests/support/redis.js';
 import { startMemory } from '../tests/support/stack.js';

@@ -26,7 +26,7 @@ import { percentile } from './stats.js';
 
 const SUITE = 'embeddings';
 /** The worker thread runs compiled code (`npm run bench` builds first). */
-const THREAD_SCRIPT = new URL('../libs/embeddings/dist/onnx-thread.js', import.meta.url);
+const THREAD_SCRIPT = new URL('../libs/shared/embeddings/dist/onnx-thread.js', import.meta.url);
 const SUBJECTS = ['The user', 'The team', 'Our CI', 'The staging box', 'Production', 'The gateway', 'My laptop', 'The release'];
 const VERBS = ['prefers', 'uses', 'runs', 'deploys with', 'avoids', 'switched to', 'depends on', 'is moving to'];
 

@@ -1,7 +1,7 @@
 /** Data the benchmarks share: realistic-looking memory text and a fast way to fill a pool. */
 import { join } from 'node:path';
 import { EVENT_SCHEMA_VERSION, type NewEvent } from '@engram/domain';
-import { EventLog } from '@engram/storage';
+import { EventLog } from '@engram/memory-store';
 import { silentLogger } from '@engram/testing';
 
 export const WORDS = (

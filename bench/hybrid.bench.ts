@@ -16,7 +16,7 @@
 import { MemoryPattern } from '@engram/contracts';
 import type { Embedder } from '@engram/embeddings';
 import { vectorToBase64 } from '@engram/embeddings';
-import { openMemoryService, type MemoryService } from '@engram/storage';
+import { openMemoryService, type MemoryService } from '@engram/memory-store';
 import { ClusteredVectors, silentLogger, tempDataDir } from '@engram/testing';
 import { startRedis } from '../tests/support/redis.js';
 import { ScriptedEmbeddings } from '../tests/support/scripted-embeddings.js';

@@ -1,11 +1,11 @@
 /**
  * Memory's share of every upstream request, in o200k prompt tokens: the six memory tool definitions
- * plus a Tier 1 block filled to the default TIER1_MAX_CHARS (see libs/engine/src/prompt-tokens.ts
+ * plus a Tier 1 block filled to the default TIER1_MAX_CHARS (see libs/gateway/engine/src/prompt-tokens.ts
  * for how tools are counted), and, for comparison, the tokens of the tools' JSON as sent.
  */
 import { loadConfig } from '@engram/config';
-import { MEMORY_PROMPT_TOKEN_BUDGET, MEMORY_TOOLS, memoryPromptTokens, memoryToolsJsonTokens } from '@engram/engine';
-import { fullTier1Block } from '../libs/engine/src/testing/full-tier1.js';
+import { MEMORY_PROMPT_TOKEN_BUDGET, MEMORY_TOOLS, memoryPromptTokens, memoryToolsJsonTokens } from '@engram/gateway-engine';
+import { fullTier1Block } from '../libs/gateway/engine/src/testing/full-tier1.js';
 import type { BenchRow } from './run.js';
 
 export async function run(): Promise<BenchRow[]> {

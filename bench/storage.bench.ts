@@ -6,7 +6,7 @@
  */
 import { pino } from 'pino';
 import { join } from 'node:path';
-import { EventLog, openMemoryService, replayDataDir } from '@engram/storage';
+import { EventLog, openMemoryService, replayDataDir } from '@engram/memory-store';
 import { tempDataDir } from '@engram/testing';
 import { query, sentence, writeLog } from './fixtures.js';
 import type { BenchRow } from './run.js';

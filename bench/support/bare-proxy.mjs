@@ -8,7 +8,7 @@
  *   UPSTREAM=http://127.0.0.1:PORT TIER1_CHARS=269 node bench/support/bare-proxy.mjs  (prints its port)
  */
 import { createServer } from 'node:http';
-import { MEMORY_TOOLS, OpenAiChatAdapter } from '@engram/engine';
+import { MEMORY_TOOLS, OpenAiChatAdapter } from '@engram/gateway-engine';
 import { Pool } from 'undici';
 
 const upstream = new Pool(process.env.UPSTREAM, { connections: 256 });

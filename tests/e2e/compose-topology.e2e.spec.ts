@@ -63,7 +63,8 @@ describe('docker-compose.yml, run as local processes', () => {
 
   it('builds its image from every workspace and documents every default it shows', () => {
     const dockerfile = readFileSync(join(repoRoot, 'ops/Dockerfile'), 'utf8');
-    const workspaces = ['libs', 'apps'].flatMap((root) =>
+    const groups = readdirSync(join(repoRoot, 'libs')).map((group) => `libs/${group}`);
+    const workspaces = [...groups, 'apps'].flatMap((root) =>
       readdirSync(join(repoRoot, root))
         .filter((name) => existsSync(join(repoRoot, root, name, 'package.json')))
         .map((name) => `${root}/${name}/package.json`),

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { type MemoryClient, MemoryPattern, readInternalToken } from '@engram/contracts';
-import { contentHash } from '@engram/storage';
+import { contentHash } from '@engram/memory-store';
 import Database from 'better-sqlite3-multiple-ciphers';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { eventually } from '@engram/testing';

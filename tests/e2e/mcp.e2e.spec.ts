@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MEMORY_TOOLS } from '@engram/engine';
+import { MEMORY_TOOLS } from '@engram/gateway-engine';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';

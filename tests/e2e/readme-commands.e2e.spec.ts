@@ -112,7 +112,7 @@ describe('README.md', () => {
   });
 
   it('documents every variable the configuration reads', () => {
-    const schema = readFileSync(join(repoRoot, 'libs/config/src/config.ts'), 'utf8');
+    const schema = readFileSync(join(repoRoot, 'libs/shared/config/src/config.ts'), 'utf8');
     const body = schema.slice(schema.indexOf('const EnvSchema'), schema.indexOf('});', schema.indexOf('const EnvSchema')));
     const variables = [...body.matchAll(/^\s+([A-Z][A-Z0-9_]+):/gm)].map((match) => match[1]!);
     expect(variables.length).toBeGreaterThan(10);

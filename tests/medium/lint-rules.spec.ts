@@ -27,10 +27,10 @@ async function lintFixtures(files: readonly string[]): Promise<Map<string, LintM
   return new Map(reports.map((report) => [report.filePath.slice(repoRoot.length), report.messages]));
 }
 
-const DOMAIN = 'libs/domain/src/lint-fixtures/forbidden-imports.ts';
+const DOMAIN = 'libs/shared/domain/src/lint-fixtures/forbidden-imports.ts';
 const GATEWAY = 'apps/gateway/src/lint-fixtures/forbidden-imports.ts';
 const MEMORY = 'apps/memory/src/lint-fixtures/forbidden-imports.ts';
-const STORAGE = 'libs/storage/src/lint-fixtures/opens-database.ts';
+const STORAGE = 'libs/memory/store/src/lint-fixtures/opens-database.ts';
 const TESTS = 'tests/lint-fixtures/imports-app-source.ts';
 
 describe('lint rules', () => {
@@ -50,15 +50,15 @@ describe('lint rules', () => {
   });
 
   it('keep SQLite in storage, Redis drivers in repositories, storage and test helpers out of the gateway', () => {
-    expect(at(GATEWAY, 3)).toEqual([expect.stringMatching(/'better-sqlite3-multiple-ciphers' .*through @engram\/storage/)]);
+    expect(at(GATEWAY, 3)).toEqual([expect.stringMatching(/'better-sqlite3-multiple-ciphers' .*through @engram\/memory-store/)]);
     expect(at(GATEWAY, 4)).toEqual([expect.stringMatching(/'ioredis' .*repositories/)]);
     expect(at(GATEWAY, 5)).toEqual([]);
     expect(at(GATEWAY, 6)).toEqual([expect.stringMatching(/^@nx\/enforce-module-boundaries: .*"scope:gateway" can only depend on/)]);
     expect(at(GATEWAY, 7)).toEqual([expect.stringMatching(/'@engram\/testing' .*for specs only/)]);
   });
 
-  it('keep SQLite out of the memory app too: it reaches the database through @engram/storage', () => {
-    expect(at(MEMORY, 3)).toEqual([expect.stringMatching(/^@typescript-eslint\/no-restricted-imports: 'better-sqlite3-multiple-ciphers' .*through @engram\/storage/)]);
+  it('keep SQLite out of the memory app too: it reaches the database through @engram/memory-store', () => {
+    expect(at(MEMORY, 3)).toEqual([expect.stringMatching(/^@typescript-eslint\/no-restricted-imports: 'better-sqlite3-multiple-ciphers' .*through @engram\/memory-store/)]);
     expect(at(MEMORY, 4)).toEqual([]);
   });
 

@@ -1,5 +1,5 @@
 import { MemoryError, MemoryPattern, type MemoryContract } from '@engram/contracts';
-import type { MemoryService } from '@engram/storage';
+import type { MemoryService } from '@engram/memory-store';
 
 type Pattern = keyof MemoryContract;
 type Handlers = { [P in Pattern]: (service: MemoryService, request: MemoryContract[P][0]) => Promise<MemoryContract[P][1]> };

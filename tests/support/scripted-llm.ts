@@ -1,4 +1,4 @@
-import type { ChatMessage, LlmPort } from '@engram/maintenance';
+import type { ChatMessage, LlmPort } from '@engram/worker-handlers';
 
 /** An upstream that answers from a script, one answer (or error) per call. */
 export class ScriptedLlm implements LlmPort {

@@ -15,7 +15,7 @@ import {
   OpenAiResponsesAdapter,
   openNetworkWarning,
   Tier1Cache,
-} from '@engram/engine';
+} from '@engram/gateway-engine';
 import { createFailFastRedis, createLogger, exitOnStartFailure, logUncaughtErrors, NestPinoLogger, stopOnSignals } from '@engram/observability';
 import type { FastifyInstance } from 'fastify';
 import { AppModule } from './app.module.js';

@@ -2,7 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import type { EngramConfig } from '@engram/config';
 import type { Logger } from '@engram/observability';
 import { join } from 'node:path';
-import { ExtractionSpool, type MemoryService } from '@engram/storage';
+import { ExtractionSpool, type MemoryService } from '@engram/memory-store';
 import type { Redis } from 'ioredis';
 import { HealthController } from './controllers/health.controller.js';
 import { MetricsController } from './controllers/metrics.controller.js';

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3-multiple-ciphers';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
-import { openMemoryService } from '@engram/storage';
+import { openMemoryService } from '@engram/memory-store';
 
 const cli = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 let dataDir: string;

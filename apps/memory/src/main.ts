@@ -6,7 +6,7 @@ import { loadConfig } from '@engram/config';
 import { ensureInternalToken } from '@engram/contracts';
 import { describeEmbedder, openEmbedder } from '@engram/embeddings';
 import { createFailFastRedis, createLogger, exitOnStartFailure, logUncaughtErrors, NestPinoLogger, stopOnSignals } from '@engram/observability';
-import { openMemoryService } from '@engram/storage';
+import { openMemoryService } from '@engram/memory-store';
 import { AppModule } from './app.module.js';
 import { MetricsRepository } from './repositories/metrics.repository.js';
 

@@ -3,7 +3,7 @@ import { BullModule, getQueueToken } from '@nestjs/bullmq';
 import type { EngramConfig } from '@engram/config';
 import type { MemoryClient } from '@engram/contracts';
 import type { QueueName } from '@engram/jobs';
-import type { Clock, EmbedderPort, LlmPort } from '@engram/maintenance';
+import type { Clock, EmbedderPort, LlmPort } from '@engram/worker-handlers';
 import type { Logger } from '@engram/observability';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';

@@ -1,10 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
 import { MemoryError, MemoryPattern } from '@engram/contracts';
-import { createMemoryMcpServer, MemoryToolExecutor, type MemoryPort } from '@engram/engine';
+import { createMemoryMcpServer, MemoryToolExecutor, type MemoryPort } from '@engram/gateway-engine';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { memoryServicePerTest } from '../../../libs/storage/src/testing/memory-service-per-test.js';
+import { memoryServicePerTest } from '../../../libs/memory/store/src/testing/memory-service-per-test.js';
 import { memoryInProcess } from '../../support/memory-in-process.js';
 
 async function connect(memory: MemoryPort): Promise<Client> {

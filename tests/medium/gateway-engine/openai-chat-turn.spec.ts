@@ -9,10 +9,10 @@ import {
   type ChatRequest,
   type UpstreamPort,
   type UpstreamReply,
-} from '@engram/engine';
+} from '@engram/gateway-engine';
 import { MemoryPattern } from '@engram/contracts';
-import { RecordingSink } from '../../../libs/engine/src/testing/scripted-turn.js';
-import { memoryServicePerTest } from '../../../libs/storage/src/testing/memory-service-per-test.js';
+import { RecordingSink } from '../../../libs/gateway/engine/src/testing/scripted-turn.js';
+import { memoryServicePerTest } from '../../../libs/memory/store/src/testing/memory-service-per-test.js';
 import { memoryInProcess } from '../../support/memory-in-process.js';
 
 /** The engine's turn loop with the OpenAI Chat adapter, its memory tools answered by the real memory service. */

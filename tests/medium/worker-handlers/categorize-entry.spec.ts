@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { MemoryPattern } from '@engram/contracts';
-import { categorizeEntry } from '@engram/maintenance';
-import { memoryServicePerTest } from '../../../libs/storage/src/testing/memory-service-per-test.js';
+import { categorizeEntry } from '@engram/worker-handlers';
+import { memoryServicePerTest } from '../../../libs/memory/store/src/testing/memory-service-per-test.js';
 import { memoryInProcess } from '../../support/memory-in-process.js';
 
 describe('the worker’s categorize job against the real memory service', () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { MemoryPattern } from '@engram/contracts';
-import { consolidatePool, DETERMINISTIC_MODEL } from '@engram/maintenance';
+import { consolidatePool, DETERMINISTIC_MODEL } from '@engram/worker-handlers';
 import { because } from '@engram/testing';
-import { memoryServicePerTest } from '../../../libs/storage/src/testing/memory-service-per-test.js';
+import { memoryServicePerTest } from '../../../libs/memory/store/src/testing/memory-service-per-test.js';
 import { memoryInProcess } from '../../support/memory-in-process.js';
 import { ScriptedLlm } from '../../support/scripted-llm.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { MemoryPattern } from '@engram/contracts';
-import { decaySweep } from '@engram/maintenance';
-import { memoryServicePerTest, TEST_START } from '../../../libs/storage/src/testing/memory-service-per-test.js';
+import { decaySweep } from '@engram/worker-handlers';
+import { memoryServicePerTest, TEST_START } from '../../../libs/memory/store/src/testing/memory-service-per-test.js';
 import { memoryInProcess } from '../../support/memory-in-process.js';
 
 const DAY = 86_400_000;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { MemoryPattern } from '@engram/contracts';
 import { vectorToBase64, type Embedder } from '@engram/embeddings';
-import { EMBED_BATCH, embedPool, type EmbedderPort } from '@engram/maintenance';
-import { memoryServicePerTest } from '../../../libs/storage/src/testing/memory-service-per-test.js';
+import { EMBED_BATCH, embedPool, type EmbedderPort } from '@engram/worker-handlers';
+import { memoryServicePerTest } from '../../../libs/memory/store/src/testing/memory-service-per-test.js';
 import { memoryInProcess } from '../../support/memory-in-process.js';
 
 const MODEL = 'test-model';

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query, Req } from '@nestjs/common';
-import { parseJsonBody } from '@engram/engine';
+import { parseJsonBody } from '@engram/gateway-engine';
 import type { FastifyRequest } from 'fastify';
 import { ACCESS_SERVICE, MEMORY_REST_SERVICE } from '../gateway.tokens.js';
 import type { AccessService } from '../services/access.service.js';

@@ -1,5 +1,5 @@
 import { All, Controller, Inject, Param, Req, Res } from '@nestjs/common';
-import { EngramHttpError, passthroughPath, relay } from '@engram/engine';
+import { EngramHttpError, passthroughPath, relay } from '@engram/gateway-engine';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ACCESS_SERVICE, SURFACES } from '../gateway.tokens.js';
 import { takeOver } from '../http/client-call.js';

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { ClientSink } from '@engram/engine';
+import type { ClientSink } from '@engram/gateway-engine';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { HttpSink } from './http-sink.js';
 

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { ClientSink } from '@engram/engine';
+import type { ClientSink } from '@engram/gateway-engine';
 
 const WRITTEN = Promise.resolve();
 

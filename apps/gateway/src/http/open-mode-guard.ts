@@ -1,4 +1,4 @@
-import { AllowedHosts, browserRefusal, clientError } from '@engram/engine';
+import { AllowedHosts, browserRefusal, clientError } from '@engram/gateway-engine';
 import type { Logger } from '@engram/observability';
 import type { FastifyInstance } from 'fastify';
 

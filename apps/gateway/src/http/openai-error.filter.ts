@@ -1,5 +1,5 @@
 import { Catch, HttpException, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
-import { EngramHttpError } from '@engram/engine';
+import { EngramHttpError } from '@engram/gateway-engine';
 import type { Logger } from '@engram/observability';
 import type { FastifyReply } from 'fastify';
 

@@ -3,7 +3,7 @@
 import Database from 'better-sqlite3-multiple-ciphers';
 import { Redis } from 'ioredis';
 import type { Queue } from 'bullmq';
-import { openMemoryService } from '@engram/storage';
+import { openMemoryService } from '@engram/memory-store';
 import { because } from '@engram/testing';
 
 export type Allowed = Queue;

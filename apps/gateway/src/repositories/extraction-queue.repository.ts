@@ -1,6 +1,6 @@
 import { MemoryPattern, type MemoryClient } from '@engram/contracts';
 import { JobName, jobOptionsFor, queueOfJob, type ExtractExchangeData, type JobItem } from '@engram/jobs';
-import type { ExtractionPort } from '@engram/engine';
+import type { ExtractionPort } from '@engram/gateway-engine';
 import type { Logger } from '@engram/observability';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';

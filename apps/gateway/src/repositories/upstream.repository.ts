@@ -1,6 +1,6 @@
 import { Pool, errors as undiciErrors } from 'undici';
 import type { IncomingHttpHeaders } from 'node:http';
-import { upstreamError, type UpstreamPort, type UpstreamReply } from '@engram/engine';
+import { upstreamError, type UpstreamPort, type UpstreamReply } from '@engram/gateway-engine';
 
 export interface UpstreamOptions {
   /** e.g. https://api.openai.com/v1 (no trailing slash). */

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { type ApiKeys, clientError, MetricsAccess, presentedKey, selectPool, type EngramHttpError, type PoolGrant } from '@engram/engine';
+import { type ApiKeys, clientError, MetricsAccess, presentedKey, selectPool, type EngramHttpError, type PoolGrant } from '@engram/gateway-engine';
 
 export type AccessDecision = { readonly pool: string; readonly error?: undefined } | { readonly pool?: undefined; readonly error: EngramHttpError };
 

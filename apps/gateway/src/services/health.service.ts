@@ -1,5 +1,5 @@
 import { MemoryPattern, type MemoryClient } from '@engram/contracts';
-import type { AuthMode } from '@engram/engine';
+import type { AuthMode } from '@engram/gateway-engine';
 import { pingRedis } from '@engram/observability';
 import type { Redis } from 'ioredis';
 

@@ -1,4 +1,4 @@
-import { createMemoryMcpServer, EngramHttpError, mcpOriginAllowed, parseJsonBody, type MemoryPort, type MemoryToolExecutor } from '@engram/engine';
+import { createMemoryMcpServer, EngramHttpError, mcpOriginAllowed, parseJsonBody, type MemoryPort, type MemoryToolExecutor } from '@engram/gateway-engine';
 import type { Logger } from '@engram/observability';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';

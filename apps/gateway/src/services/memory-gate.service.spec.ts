@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { MemoryError, MemoryPattern, type Tier1Response } from '@engram/contracts';
-import { Tier1Cache, type MemoryPort } from '@engram/engine';
+import { Tier1Cache, type MemoryPort } from '@engram/gateway-engine';
 import { recordingLogger } from '@engram/testing';
 import { MemoryGate } from './memory-gate.service.js';
 

@@ -1,5 +1,5 @@
 import { MemoryError, type Tier1Response } from '@engram/contracts';
-import type { Tier1Cache } from '@engram/engine';
+import type { Tier1Cache } from '@engram/gateway-engine';
 import type { Logger } from '@engram/observability';
 
 export interface MemoryGateOptions {

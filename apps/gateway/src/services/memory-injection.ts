@@ -1,5 +1,5 @@
 import type { Tier1Response } from '@engram/contracts';
-import type { MemoryToolDefinition, WireAdapter } from '@engram/engine';
+import type { MemoryToolDefinition, WireAdapter } from '@engram/gateway-engine';
 import type { MemoryGate } from './memory-gate.service.js';
 
 /** A request with the pool's memory in it, and the Tier 1 it carries. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { MemoryError, MemoryPattern, type MemoryClient, type MemoryErrorCode, type Tier1Response } from '@engram/contracts';
-import { Tier1Cache } from '@engram/engine';
+import { Tier1Cache } from '@engram/gateway-engine';
 import { memoryEntry } from '@engram/testing';
 import { MemoryRestService } from './memory-rest.service.js';
 

@@ -16,7 +16,7 @@ import {
   type MemoryToolDefinition,
   type PoolGrant,
   type Tier1Cache,
-} from '@engram/engine';
+} from '@engram/gateway-engine';
 import { z } from 'zod';
 
 const category = z.enum(CATEGORIES);

@@ -7,7 +7,7 @@ import {
   type ChatRequest,
   type ResponsesRequest,
   type WireAdapter,
-} from '@engram/engine';
+} from '@engram/gateway-engine';
 import type { ClientCall } from '../http/client-call.js';
 import type { UpstreamRepository } from '../repositories/upstream.repository.js';
 import type { AccessService } from './access.service.js';

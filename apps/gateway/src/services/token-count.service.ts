@@ -1,4 +1,4 @@
-import { relay, type AnthropicRequest } from '@engram/engine';
+import { relay, type AnthropicRequest } from '@engram/gateway-engine';
 import type { Logger } from '@engram/observability';
 import type { ClientCall } from '../http/client-call.js';
 import type { AccessService } from './access.service.js';

@@ -14,7 +14,7 @@ import {
   type ExtractionPort,
   type MemoryPort,
   type UpstreamReply,
-} from '@engram/engine';
+} from '@engram/gateway-engine';
 import type { ExtractExchangeData } from '@engram/jobs';
 import { memoryEntry, recordingLogger } from '@engram/testing';
 import type { ClientCall } from '../http/client-call.js';

@@ -1,4 +1,4 @@
-import { relay, runTurn, type ExtractionPort, type MemoryToolExecutor, type TurnObserver } from '@engram/engine';
+import { relay, runTurn, type ExtractionPort, type MemoryToolExecutor, type TurnObserver } from '@engram/gateway-engine';
 import type { Logger } from '@engram/observability';
 import type { ClientCall } from '../http/client-call.js';
 import type { MetricsRepository } from '../repositories/metrics.repository.js';

@@ -1,9 +1,9 @@
 import { Command } from 'commander';
 import { loadConfig } from '@engram/config';
 import { createLogger } from '@engram/observability';
-import { backupDataDir } from '@engram/storage';
+import { backupDataDir } from '@engram/memory-store';
 
-/** `engram backup --to DIR [--data-dir D]` (see backupDataDir in @engram/storage) */
+/** `engram backup --to DIR [--data-dir D]` (see backupDataDir in @engram/memory-store) */
 export function backupCommand(): Command {
   return new Command('backup')
     .description('copy the database, the event log and the flat files while the memory service runs')

@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { renderFlatFile, ReadOnlyDataDir } from '@engram/storage';
+import { renderFlatFile, ReadOnlyDataDir } from '@engram/memory-store';
 import { configuredKey, defaultDataDir } from './cli-logger.js';
 
 /** `engram export --pool P [--format json|md] [--data-dir D]`: works while the memory service runs. */

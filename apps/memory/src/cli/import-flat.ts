@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { importFlatFiles } from '@engram/storage';
+import { importFlatFiles } from '@engram/memory-store';
 import { cliLogger, configuredKey, defaultDataDir } from './cli-logger.js';
 
 /** `engram import-flat --pool P [--data-dir D]` */

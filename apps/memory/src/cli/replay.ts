@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { replayDataDir } from '@engram/storage';
+import { replayDataDir } from '@engram/memory-store';
 import { cliLogger, configuredKey, defaultDataDir } from './cli-logger.js';
 
 /** `engram replay [--data-dir D]` */

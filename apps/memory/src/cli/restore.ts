@@ -1,9 +1,9 @@
 import { Command } from 'commander';
 import { loadConfig } from '@engram/config';
 import { createLogger } from '@engram/observability';
-import { restoreDataDir } from '@engram/storage';
+import { restoreDataDir } from '@engram/memory-store';
 
-/** `engram restore --from DIR [--data-dir D]` (with the memory service stopped; see restoreDataDir in @engram/storage) */
+/** `engram restore --from DIR [--data-dir D]` (with the memory service stopped; see restoreDataDir in @engram/memory-store) */
 export function restoreCommand(): Command {
   return new Command('restore')
     .description('replace the data dir with a backup (stop the memory service first)')

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { ReadOnlyDataDir } from '@engram/storage';
+import { ReadOnlyDataDir } from '@engram/memory-store';
 import { configuredKey, defaultDataDir } from './cli-logger.js';
 
 /** `engram stats [--json] [--data-dir D]`: works while the memory service runs. */

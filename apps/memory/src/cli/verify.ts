@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { type EmbeddingsConfig, loadConfig } from '@engram/config';
 import { readModelFolder } from '@engram/embeddings';
-import { verifyDataDir, type VerifyResult } from '@engram/storage';
+import { verifyDataDir, type VerifyResult } from '@engram/memory-store';
 import { cliLogger, defaultDataDir } from './cli-logger.js';
 
 /** `engram verify [--data-dir D]`: exit 0 when consistent, 1 when not. */

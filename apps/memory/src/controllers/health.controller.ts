@@ -1,6 +1,6 @@
 import { Controller, Get, HttpCode, Inject, Res } from '@nestjs/common';
 import { pingRedis } from '@engram/observability';
-import type { MemoryService } from '@engram/storage';
+import type { MemoryService } from '@engram/memory-store';
 import type { FastifyReply } from 'fastify';
 import type { Redis } from 'ioredis';
 import { MEMORY_SERVICE, REDIS } from '../memory.tokens.js';

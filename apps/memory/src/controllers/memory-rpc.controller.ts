@@ -2,7 +2,7 @@ import { Controller, Inject, UseFilters, UseGuards } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { MemoryError, MemoryPattern, type MemoryContract, type MemoryPatternName } from '@engram/contracts';
 import type { Logger } from '@engram/observability';
-import type { MemoryService } from '@engram/storage';
+import type { MemoryService } from '@engram/memory-store';
 import { LOGGER, MEMORY_SERVICE } from '../memory.tokens.js';
 import { ExtractionSpoolService } from '../services/extraction-spool.service.js';
 import { PurgeService } from '../services/purge.service.js';

@@ -1,4 +1,4 @@
-import type { HybridOutcome, SearchObserver } from '@engram/storage';
+import type { HybridOutcome, SearchObserver } from '@engram/memory-store';
 import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** Prometheus metrics of the memory service, served on GET /metrics of its health port. */

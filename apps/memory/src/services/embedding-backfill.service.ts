@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { JobName } from '@engram/jobs';
 import type { Logger } from '@engram/observability';
-import type { MemoryService } from '@engram/storage';
+import type { MemoryService } from '@engram/memory-store';
 import { EMBEDDING_MODEL, LOGGER, MEMORY_SERVICE } from '../memory.tokens.js';
 import { JobQueueRepository } from '../repositories/job-queue.repository.js';
 

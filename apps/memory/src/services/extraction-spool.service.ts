@@ -2,7 +2,7 @@ import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy }
 import type { SpoolExtractionRequest } from '@engram/contracts';
 import { JobName } from '@engram/jobs';
 import type { Logger } from '@engram/observability';
-import type { ExtractionSpool } from '@engram/storage';
+import type { ExtractionSpool } from '@engram/memory-store';
 import { JobQueueRepository } from '../repositories/job-queue.repository.js';
 import { EXTRACTION_SPOOL, LOGGER } from '../memory.tokens.js';
 

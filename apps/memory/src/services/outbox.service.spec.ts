@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals
 import { loadConfig } from '@engram/config';
 import type { MemoryEvent } from '@engram/domain';
 import { JobName, type JobItem } from '@engram/jobs';
-import { CommitFeed, type MemoryService } from '@engram/storage';
+import { CommitFeed, type MemoryService } from '@engram/memory-store';
 import { recordingLogger, storedEvent } from '@engram/testing';
 import type { ChangePublisherRepository } from '../repositories/change-publisher.repository.js';
 import type { JobQueueRepository } from '../repositories/job-queue.repository.js';

@@ -3,7 +3,7 @@ import type { EngramConfig } from '@engram/config';
 import type { MemoryEvent } from '@engram/domain';
 import { deriveBatchJobs } from '@engram/jobs';
 import type { Logger } from '@engram/observability';
-import type { CommitFeed, MemoryService } from '@engram/storage';
+import type { CommitFeed, MemoryService } from '@engram/memory-store';
 import { ChangePublisherRepository } from '../repositories/change-publisher.repository.js';
 import { JobQueueRepository } from '../repositories/job-queue.repository.js';
 import { COMMIT_FEED, CONFIG, LOGGER, MEMORY_SERVICE } from '../memory.tokens.js';

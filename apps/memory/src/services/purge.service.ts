@@ -2,7 +2,7 @@ import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import type { IdRequest } from '@engram/contracts';
 import type { Logger } from '@engram/observability';
 import { jobDataHolds } from '@engram/jobs';
-import type { ExtractionSpool, MemoryService } from '@engram/storage';
+import type { ExtractionSpool, MemoryService } from '@engram/memory-store';
 import { JobQueueRepository } from '../repositories/job-queue.repository.js';
 import { EXTRACTION_SPOOL, LOGGER, MEMORY_SERVICE } from '../memory.tokens.js';
 

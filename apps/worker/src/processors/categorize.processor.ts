@@ -1,7 +1,7 @@
 import { Inject } from '@nestjs/common';
 import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { JobName, workerOptionsFor, type JobOfQueue } from '@engram/jobs';
-import { categorizeEntry, type CategorizeOutcome, type MemoryPort } from '@engram/maintenance';
+import { categorizeEntry, type CategorizeOutcome, type MemoryPort } from '@engram/worker-handlers';
 import type { Job } from 'bullmq';
 import { MEMORY } from '../worker.tokens.js';
 import { CATEGORIZE } from './declarations.js';

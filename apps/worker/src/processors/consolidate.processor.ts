@@ -2,7 +2,7 @@ import { Inject } from '@nestjs/common';
 import { Processor, WorkerHost } from '@nestjs/bullmq';
 import type { EngramConfig } from '@engram/config';
 import { JobName, workerOptionsFor, type JobOfQueue } from '@engram/jobs';
-import { consolidatePool, type ConsolidateOutcome, type LlmPort, type MemoryPort } from '@engram/maintenance';
+import { consolidatePool, type ConsolidateOutcome, type LlmPort, type MemoryPort } from '@engram/worker-handlers';
 import type { Logger } from '@engram/observability';
 import type { Job } from 'bullmq';
 import { CONFIG, LLM, LOGGER, MEMORY } from '../worker.tokens.js';

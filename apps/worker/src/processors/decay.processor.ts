@@ -1,7 +1,7 @@
 import { Inject } from '@nestjs/common';
 import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { JobName, workerOptionsFor, type JobOfQueue } from '@engram/jobs';
-import { decaySweep, type Clock, type DecayOutcome, type MemoryPort } from '@engram/maintenance';
+import { decaySweep, type Clock, type DecayOutcome, type MemoryPort } from '@engram/worker-handlers';
 import type { Job } from 'bullmq';
 import { CLOCK, MEMORY } from '../worker.tokens.js';
 import { DECAY } from './declarations.js';

@@ -2,7 +2,7 @@ import { Inject } from '@nestjs/common';
 import { Processor, WorkerHost } from '@nestjs/bullmq';
 import type { MemoryClient } from '@engram/contracts';
 import { JobName, workerOptionsFor, type JobOfQueue } from '@engram/jobs';
-import { embedPool, type EmbedderPort, type EmbedPoolOutcome } from '@engram/maintenance';
+import { embedPool, type EmbedderPort, type EmbedPoolOutcome } from '@engram/worker-handlers';
 import { UnrecoverableError, type Job } from 'bullmq';
 import { EMBEDDER, MEMORY_CLIENT } from '../worker.tokens.js';
 import { EMBED } from './declarations.js';

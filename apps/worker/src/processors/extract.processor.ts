@@ -1,7 +1,7 @@
 import { Inject } from '@nestjs/common';
 import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { JobName, workerOptionsFor, type JobOfQueue } from '@engram/jobs';
-import { extractExchange, type ExtractOutcome, type MemoryPort } from '@engram/maintenance';
+import { extractExchange, type ExtractOutcome, type MemoryPort } from '@engram/worker-handlers';
 import type { Job } from 'bullmq';
 import { MEMORY } from '../worker.tokens.js';
 import { EXTRACT } from './declarations.js';

@@ -1,4 +1,4 @@
-import type { JobContext } from '@engram/maintenance';
+import type { JobContext } from '@engram/worker-handlers';
 import { requestContext } from '@engram/observability';
 import { UnrecoverableError, type Job } from 'bullmq';
 

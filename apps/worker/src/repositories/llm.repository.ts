@@ -1,5 +1,5 @@
 import type { EngramConfig } from '@engram/config';
-import type { ChatMessage, LlmPort } from '@engram/maintenance';
+import type { ChatMessage, LlmPort } from '@engram/worker-handlers';
 import OpenAI from 'openai';
 
 const OPENAI_HOST = 'api.openai.com';

@@ -1,6 +1,6 @@
 import type { EngramConfig } from '@engram/config';
 import { InternalTokenSource, MemoryClient, MemoryPattern } from '@engram/contracts';
-import type { MemoryPort } from '@engram/maintenance';
+import type { MemoryPort } from '@engram/worker-handlers';
 import { requestContext } from '@engram/observability';
 
 /** A consolidation, or a decay sweep of a large pool, writes many events in one call: a longer deadline than a read. */

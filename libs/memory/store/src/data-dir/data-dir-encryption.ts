@@ -1,0 +1,77 @@
+import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { EncryptionKey } from '@engram/config';
+import { DataDir } from './data-dir.js';
+import { fsyncPath } from '../event-log/fsync.js';
+
+/** The marker of an encrypted data dir, at its root: the key's fingerprint, never the key. */
+export const ENCRYPTION_MARKER_FILE = 'encryption.json';
+
+export interface EncryptionMarker {
+  readonly format: 1;
+  /** EncryptionKey.id of the key the data dir is encrypted with. */
+  readonly keyId: string;
+  /** How: the databases are SQLCipher 4 files keyed with the raw key. */
+  readonly databases: 'sqlcipher-4';
+}
+
+/** The data dir and the configured key do not go together: refused before any file is touched. */
+export class EncryptionKeyError extends Error {
+  override name = 'EncryptionKeyError';
+}
+
+/** The files that make a data dir hold memory (its lock, the token and an empty events folder do not). */
+const DATA_FILES = ['engram.db', 'engram.db-wal', 'vectors.db', 'vectors.db-wal'];
+
+/** The marker of an encrypted data dir; null for a plaintext (or new) one. */
+export function readEncryptionMarker(root: string): EncryptionMarker | null {
+  const path = join(root, ENCRYPTION_MARKER_FILE);
+  if (!existsSync(path)) return null;
+  return JSON.parse(readFileSync(path, 'utf8')) as EncryptionMarker;
+}
+
+/**
+ * Checks the configured key against the data dir, reading only: an encrypted data dir needs its own
+ * key; a plaintext data dir that holds memory is not written to with a key (it would be half
+ * encrypted), `engram encrypt` converts it. A new or empty data dir takes either.
+ */
+export function assertKeyFitsDataDir(root: string, key: EncryptionKey | null): void {
+  const marker = readEncryptionMarker(root);
+  if (marker && !key) {
+    throw new EncryptionKeyError(
+      `the data dir ${root} is encrypted and no key is set: set ENGRAM_ENCRYPTION_KEY (or ENGRAM_ENCRYPTION_KEY_FILE) to its key`,
+    );
+  }
+  if (marker && key && marker.keyId !== key.id) {
+    throw new EncryptionKeyError(
+      `the data dir ${root} is encrypted with another key than ENGRAM_ENCRYPTION_KEY (or ENGRAM_ENCRYPTION_KEY_FILE) holds`,
+    );
+  }
+  if (!marker && key && holdsMemory(root)) {
+    throw new EncryptionKeyError(
+      `the data dir ${root} is not encrypted but ENGRAM_ENCRYPTION_KEY is set: stop the services and run \`npx engram encrypt\` to encrypt it with the key, or unset the key`,
+    );
+  }
+}
+
+/** With a key, marks a data dir that holds no memory yet as encrypted (durably, before any encrypted file is written). */
+export function markEncryptedIfNew(root: string, key: EncryptionKey | null): void {
+  if (!key || readEncryptionMarker(root)) return;
+  writeEncryptionMarker(root, key);
+}
+
+export function writeEncryptionMarker(root: string, key: EncryptionKey): void {
+  const marker: EncryptionMarker = { format: 1, keyId: key.id, databases: 'sqlcipher-4' };
+  const path = join(root, ENCRYPTION_MARKER_FILE);
+  writeFileSync(`${path}.tmp`, `${JSON.stringify(marker, null, 2)}\n`);
+  fsyncPath(`${path}.tmp`);
+  renameSync(`${path}.tmp`, path);
+  fsyncPath(root);
+}
+
+function holdsMemory(root: string): boolean {
+  if (DATA_FILES.some((file) => existsSync(join(root, file)))) return true;
+  const dataDir = new DataDir(root);
+  if (existsSync(dataDir.eventsDir) && readdirSync(dataDir.eventsDir).some((name) => name.endsWith('.ndjson'))) return true;
+  return existsSync(dataDir.poolsDir) && readdirSync(dataDir.poolsDir).length > 0;
+}

@@ -1,0 +1,219 @@
+import { mkdirSync } from 'node:fs';
+import type Database from 'better-sqlite3-multiple-ciphers';
+import type { Logger } from 'pino';
+import type { EncryptionKey } from '@engram/config';
+import type { MemoryEvent } from '@engram/domain';
+import type { Embedder } from '@engram/embeddings';
+import { CommitFeed } from '../writes/commit-feed.js';
+import { DataDir } from './data-dir.js';
+import { assertKeyFitsDataDir, markEncryptedIfNew } from './data-dir-encryption.js';
+import { DataDirLock } from './data-dir-lock.js';
+import { EventLog } from '../event-log/event-log.js';
+import { FlatFiles } from '../flat-files/flat-files.js';
+import { HybridSearch, type SearchObserver } from '../vectors/hybrid-search.js';
+import type { MemoryQueries } from '../projection/memory-queries.js';
+import { MemoryService } from '../writes/memory-service.js';
+import { removeMovedAsideDatabases } from '../database/moved-aside-databases.js';
+import { keyPragmas, openDatabaseOrMoveAside } from '../database/database.js';
+import { Projection } from '../projection/projection.js';
+import { VectorService } from '../vectors/vector-service.js';
+import { VectorStore } from '../vectors/vector-store.js';
+import { WalCheckpointer } from '../database/wal-checkpointer.js';
+
+export interface MemoryServiceOptions {
+  readonly dataDir: string;
+  readonly tier1MaxChars: number;
+  readonly logger: Logger;
+  /** The at-rest key (ENGRAM_ENCRYPTION_KEY); absent or null: a plaintext data dir. */
+  readonly encryptionKey?: EncryptionKey | null;
+  /** Default: () => new Date(). */
+  readonly clock?: () => Date;
+  /** The log refused further writes after a failed write or fsync; the service cannot go on. */
+  readonly onFatal?: (error: Error) => void;
+  /** Hybrid search: entries' vectors in vectors.db, the query embedded at search time. Absent: lexical only. */
+  readonly embeddings?: {
+    readonly embedder: Embedder;
+    readonly queryTimeoutMs: number;
+    /** Vector neighbours less similar (cosine) than this are not returned (EMBEDDINGS_MIN_SIMILARITY). */
+    readonly minSimilarity: number;
+    /** Default `quantised`; `exact` scans every vector (the reference the bench compares with). */
+    readonly scan?: 'quantised' | 'exact';
+    readonly observer?: SearchObserver;
+  };
+}
+
+/** Events applied per SQLite transaction when catching up from the log. */
+const CATCH_UP_CHUNK = 5_000;
+
+/**
+ * Opens the data dir as its single writer: takes the lock, opens the log (cutting a torn last line,
+ * refusing a damaged middle), opens the database (moving a corrupt one aside), catches the database
+ * up from the log, and re-renders every pool's flat files.
+ */
+export async function openMemoryService(options: MemoryServiceOptions): Promise<MemoryService> {
+  const dataDir = new DataDir(options.dataDir);
+  const key = options.encryptionKey ?? null;
+  // Before the lock, which writes its file: a refused key changes nothing in the data dir.
+  assertKeyFitsDataDir(dataDir.root, key);
+  mkdirSync(dataDir.root, { recursive: true });
+  const lock = DataDirLock.acquire(dataDir.lockPath);
+  let db: Database.Database | undefined;
+  let projection: Projection | undefined;
+  try {
+    // Again under the lock: `engram encrypt` may have finished in between.
+    assertKeyFitsDataDir(dataDir.root, key);
+    markEncryptedIfNew(dataDir.root, key);
+    const log = await EventLog.open({ dir: dataDir.eventsDir, logger: options.logger, ...(options.onFatal ? { onFatal: options.onFatal } : {}) });
+    db = openDatabaseOrMoveAside(dataDir.databasePath, key, options.logger).db;
+    projection = new Projection(db);
+    const { queries } = projection;
+    catchUp(projection, log, options.logger);
+    const flatFiles = new FlatFiles(dataDir, (pool) => queries.activeEntries(pool));
+    for (const pool of queries.pools()) await flatFiles.refresh(pool);
+    const checkpointer = new WalCheckpointer(
+      db,
+      dataDir.databasePath,
+      (error) => options.logger.warn({ err: error }, 'a WAL checkpoint failed; the next one retries'),
+      keyPragmas(key),
+    );
+    const hybrid = options.embeddings ? openHybridSearch(db, queries, dataDir, key, options.embeddings, options.logger) : undefined;
+    const commits = new CommitFeed(options.logger);
+    if (hybrid) commits.subscribe((events) => hybrid.store.noteEvents(events));
+    return new MemoryService({
+      log,
+      commits,
+      projection,
+      queries,
+      outboxCursor: projection.outboxCursor,
+      eventIndex: projection.eventIndex,
+      tombstones: projection.tombstones,
+      removeStaleCopies: () => removeMovedAsideDatabases(dataDir.databasePath),
+      flatFiles,
+      lock,
+      checkpointer,
+      clock: options.clock ?? (() => new Date()),
+      logger: options.logger,
+      tier1MaxChars: options.tier1MaxChars,
+      ...(options.onFatal ? { onFatal: options.onFatal } : {}),
+      ...(hybrid ? { hybrid: hybrid.search, vectors: new VectorService(hybrid.store) } : {}),
+    });
+  } catch (error) {
+    if (projection) projection.close();
+    else db?.close();
+    lock.release();
+    throw error;
+  }
+}
+
+/** Attaches vectors.db and brings its entry-to-text map up to the projection (which the log may have moved without it). */
+function openHybridSearch(
+  db: Database.Database,
+  queries: MemoryQueries,
+  dataDir: DataDir,
+  key: EncryptionKey | null,
+  embeddings: NonNullable<MemoryServiceOptions['embeddings']>,
+  logger: Logger,
+): { readonly store: VectorStore; readonly search: HybridSearch } {
+  const store = VectorStore.attach(db, dataDir.vectorsPath, key, {
+    model: embeddings.embedder.model,
+    logger,
+    ...(embeddings.scan ? { scan: embeddings.scan } : {}),
+  });
+  const entries = store.sync([...queries.allEntries()]);
+  logger.info(
+    { entries, withVector: store.indexedCount(), model: embeddings.embedder.model, minSimilarity: embeddings.minSimilarity },
+    'hybrid search on: vectors.db attached',
+  );
+  const search = new HybridSearch({
+    vectors: store,
+    embedder: embeddings.embedder,
+    queryTimeoutMs: embeddings.queryTimeoutMs,
+    minSimilarity: embeddings.minSimilarity,
+    entry: (id) => queries.get(id),
+    logger,
+    ...(embeddings.observer ? { observer: embeddings.observer } : {}),
+  });
+  return { store, search };
+}
+
+/** Applies the events the database has not seen yet; returns how many. */
+export function catchUp(
+  projection: Projection,
+  log: { readonly lastSeq: number; eventsAfter(seq: number): Iterable<MemoryEvent> },
+  logger: Logger,
+): number {
+  if (projection.lastSeq > log.lastSeq) {
+    throw new Error(
+      `the database is at seq ${projection.lastSeq} but the event log ends at seq ${log.lastSeq}: events are missing from the log. ` +
+        'Restore the events folder, or move engram.db aside and recover pools with `engram import-flat`.',
+    );
+  }
+  const from = projection.lastSeq;
+  // An empty database (seq 0 holds no memory) is filled without FTS triggers, then indexed once.
+  const filling = from === 0 && log.lastSeq > 0;
+  if (filling) projection.fullText.suspend();
+  let chunk: MemoryEvent[] = [];
+  let applied = 0;
+  try {
+    for (const event of log.eventsAfter(from)) {
+      chunk.push(event);
+      if (chunk.length >= CATCH_UP_CHUNK) {
+        projection.apply(chunk);
+        applied += chunk.length;
+        chunk = [];
+      }
+    }
+    projection.apply(chunk);
+    applied += chunk.length;
+  } finally {
+    if (filling) projection.fullText.rebuild();
+  }
+  if (applied > 0) logger.info({ from, to: projection.lastSeq, applied }, 'caught the database up from the event log');
+  backfillEventIndex(projection, log, logger);
+  backfillTombstones(projection, log, logger);
+  return applied;
+}
+
+/** A database made before purge tombstones: record the purges in its log, once, and drop what they had removed. */
+function backfillTombstones(projection: Projection, log: { eventsAfter(seq: number): Iterable<MemoryEvent> }, logger: Logger): void {
+  const from = projection.tombstones.coveredSeq;
+  if (from < projection.lastSeq) {
+    let chunk: MemoryEvent[] = [];
+    for (const event of log.eventsAfter(from)) {
+      if (event.seq > projection.lastSeq) break;
+      chunk.push(event);
+      if (chunk.length >= CATCH_UP_CHUNK) {
+        projection.tombstones.backfill(chunk);
+        chunk = [];
+      }
+    }
+    projection.tombstones.backfill(chunk);
+    logger.info({ from, to: projection.tombstones.coveredSeq }, 'recorded the purges of the event log');
+  }
+  const dropped = projection.dropResurrected();
+  if (dropped.length > 0) {
+    projection.scrub();
+    logger.warn(
+      { ids: dropped },
+      'deleted entries the database held again after their purge (stored again under a purged id before that was refused)',
+    );
+  }
+}
+
+/** A database made before the event index existed: index its events from the log, once. */
+function backfillEventIndex(projection: Projection, log: { eventsAfter(seq: number): Iterable<MemoryEvent> }, logger: Logger): void {
+  const from = projection.eventIndex.indexedSeq;
+  if (from >= projection.lastSeq) return;
+  let chunk: MemoryEvent[] = [];
+  const flush = () => {
+    projection.eventIndex.backfill(chunk);
+    chunk = [];
+  };
+  for (const event of log.eventsAfter(from)) {
+    if (event.seq > projection.lastSeq) break;
+    chunk.push(event);
+    if (chunk.length >= CATCH_UP_CHUNK) flush();
+  }
+  flush();
+  logger.info({ from, to: projection.eventIndex.indexedSeq }, 'indexed the event log by pool and entry');
+}

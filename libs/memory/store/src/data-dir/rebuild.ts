@@ -1,0 +1,163 @@
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Logger } from 'pino';
+import type { EncryptionKey } from '@engram/config';
+import { replayEvents, type MemoryEvent } from '@engram/domain';
+import { DataDir } from './data-dir.js';
+import { assertKeyFitsDataDir } from './data-dir-encryption.js';
+import { DataDirLock } from './data-dir-lock.js';
+import { foldWal } from '../database/database.js';
+import { compareEntries } from './entry-equality.js';
+import { EventLog } from '../event-log/event-log.js';
+import { fsyncPath } from '../event-log/fsync.js';
+import { catchUp } from './open-memory-service.js';
+import { Projection } from '../projection/projection.js';
+import { vectorCoverage, type VectorCoverage } from '../vectors/vector-store.js';
+
+/** The log as a replay reads it. */
+export interface EventSource {
+  readonly lastSeq: number;
+  eventsAfter(seq: number): Iterable<MemoryEvent>;
+}
+
+export interface ReplayResult {
+  readonly eventsApplied: number;
+  readonly memoriesRebuilt: number;
+  readonly lastSeq: number;
+  readonly databasePath: string;
+}
+
+export interface VerifyResult {
+  readonly ok: boolean;
+  readonly problems: readonly string[];
+  readonly lastSeq: number;
+  readonly memories: number;
+  /**
+   * With hybrid search configured: active entries without a vector of the model. Not a problem (the
+   * worker embeds them while the memory service runs; search finds them by words meanwhile), a report.
+   */
+  readonly vectors?: VectorCoverage;
+}
+
+/**
+ * `engram replay`: builds a new database from the log in a temp file, verifies it against the pure
+ * fold of the log, then swaps it in with one rename. Holds the data-dir lock throughout.
+ */
+export async function replayDataDir(
+  root: string,
+  logger: Logger,
+  options: { readonly encryptionKey?: EncryptionKey | null } = {},
+): Promise<ReplayResult> {
+  const dataDir = new DataDir(root);
+  const key = options.encryptionKey ?? null;
+  assertKeyFitsDataDir(root, key);
+  mkdirSync(root, { recursive: true });
+  const lock = DataDirLock.acquire(dataDir.lockPath);
+  try {
+    assertKeyFitsDataDir(root, key);
+    const log = await EventLog.open({ dir: dataDir.eventsDir, logger });
+    const temp = `${dataDir.databasePath}.replay-tmp`;
+    removeDatabaseFiles(temp);
+    // A temp file that is verified and fsync'd before the swap need not be synced on every commit.
+    const projection = Projection.open(temp, { bulk: true, key });
+    let eventsApplied: number;
+    let memoriesRebuilt: number;
+    try {
+      // Decoded once, used twice: to build the database and as the oracle it is checked against.
+      const events = [...log.eventsAfter(0)];
+      const source = { lastSeq: log.lastSeq, eventsAfter: (seq: number) => events.filter((event) => event.seq > seq) };
+      eventsApplied = catchUp(projection, source, logger);
+      const problems = compareWithLog(projection, source);
+      if (problems.length > 0) throw new Error(`the rebuilt database does not match the log: ${problems.join('; ')}`);
+      projection.fullText.check();
+      memoriesRebuilt = projection.queries.count();
+    } finally {
+      projection.close();
+      await log.close();
+    }
+    // Whatever closing left next to the temp file belongs to it, not to the database swapped in.
+    for (const suffix of ['-wal', '-shm']) rmSync(temp + suffix, { force: true });
+    fsyncPath(temp);
+    swapIn(temp, dataDir.databasePath, key);
+    logger.info({ eventsApplied, memoriesRebuilt }, 'replaced the database with one rebuilt from the event log');
+    return { eventsApplied, memoriesRebuilt, lastSeq: log.lastSeq, databasePath: dataDir.databasePath };
+  } finally {
+    lock.release();
+  }
+}
+
+/**
+ * `engram verify`: log checksums, database integrity, and database == replay(log); with
+ * `embeddingsModel` (hybrid search on), how many active entries have no vector of it.
+ */
+export async function verifyDataDir(
+  root: string,
+  logger: Logger,
+  options: { readonly embeddingsModel?: string; readonly encryptionKey?: EncryptionKey | null } = {},
+): Promise<VerifyResult> {
+  const dataDir = new DataDir(root);
+  const key = options.encryptionKey ?? null;
+  if (!existsSync(root)) return { ok: false, problems: [`data dir ${root} does not exist`], lastSeq: 0, memories: 0 };
+  assertKeyFitsDataDir(root, key);
+  const lock = DataDirLock.acquire(dataDir.lockPath);
+  try {
+    assertKeyFitsDataDir(root, key);
+    let log: EventLog;
+    try {
+      log = await EventLog.open({ dir: dataDir.eventsDir, logger, readOnly: true });
+    } catch (error) {
+      return { ok: false, problems: [error instanceof Error ? error.message : String(error)], lastSeq: 0, memories: 0 };
+    }
+    if (!existsSync(dataDir.databasePath)) {
+      return { ok: false, problems: [`no database at ${dataDir.databasePath}`], lastSeq: log.lastSeq, memories: 0 };
+    }
+    let projection: Projection;
+    try {
+      projection = Projection.open(dataDir.databasePath, { key });
+    } catch (error) {
+      return { ok: false, problems: [`database: ${error instanceof Error ? error.message : String(error)}`], lastSeq: log.lastSeq, memories: 0 };
+    }
+    try {
+      const problems = compareWithLog(projection, log);
+      try {
+        projection.fullText.check();
+      } catch (error) {
+        problems.push(`full-text index: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      const vectors = options.embeddingsModel
+        ? vectorCoverage(dataDir.vectorsPath, key, options.embeddingsModel, projection.queries.allEntries())
+        : undefined;
+      return { ok: problems.length === 0, problems, lastSeq: log.lastSeq, memories: projection.queries.count(), ...(vectors ? { vectors } : {}) };
+    } finally {
+      projection.close();
+    }
+  } finally {
+    lock.release();
+  }
+}
+
+/** Differences between the database and the pure fold of the whole log. */
+export function compareWithLog(projection: Projection, log: EventSource): string[] {
+  const problems: string[] = [];
+  if (projection.lastSeq !== log.lastSeq) {
+    problems.push(`the database is at seq ${projection.lastSeq}, the log at seq ${log.lastSeq}`);
+  }
+  const expected = replayEvents(log.eventsAfter(0)).entries;
+  const actual = new Map([...projection.queries.allEntries()].map((entry) => [entry.id, entry]));
+  problems.push(...compareEntries(actual, expected));
+  return problems;
+}
+
+function swapIn(temp: string, target: string, key: EncryptionKey | null): void {
+  // Fold the old WAL into the old file first, so no stale WAL is ever read against the new file
+  // (a corrupt old database's WAL is worthless: it is removed below).
+  if (existsSync(target)) foldWal(target, key);
+  rmSync(`${target}-wal`, { force: true });
+  rmSync(`${target}-shm`, { force: true });
+  renameSync(temp, target);
+  fsyncPath(dirname(target));
+}
+
+function removeDatabaseFiles(path: string): void {
+  for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true });
+}

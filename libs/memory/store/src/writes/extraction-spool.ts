@@ -1,0 +1,121 @@
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { MemoryError, type SpoolExtractionRequest } from '@engram/contracts';
+import { exchangeIdOf } from '@engram/jobs';
+import { fsyncPath } from '../event-log/fsync.js';
+import { invalid, validPool } from './validation.js';
+
+/** An exchange with memory suggestions whose extraction job could not be enqueued yet: what the RPC carried. */
+export type SpooledExchange = SpoolExtractionRequest;
+
+export interface ExtractionSpoolLimits {
+  /** Exchanges kept at most; past it a new one is refused (the caller logs it as skipped). */
+  readonly maxItems: number;
+  /** Characters kept of each side of the exchange (the start); suggestions are kept whole. */
+  readonly maxExchangeChars: number;
+}
+
+const DEFAULT_LIMITS: ExtractionSpoolLimits = { maxItems: 1_000, maxExchangeChars: 16_000 };
+const MAX_SUGGESTIONS = 20;
+const MAX_SUGGESTION_CHARS = 4_000;
+
+/**
+ * Where an exchange waits, on disk, while Redis is down: one fsync'd JSON file per exchange under
+ * the data dir, bounded in count and size, taken out once its job is enqueued (files and job ids derive
+ * from the exchange id, so a file enqueued twice is still one job, and two exchanges that share a
+ * client's request id are two files). Not part of the log: the text is kept
+ * only until it is handed on, and a purge removes files that hold the purged text.
+ */
+export class ExtractionSpool {
+  constructor(
+    private readonly dir: string,
+    private readonly limits: ExtractionSpoolLimits = DEFAULT_LIMITS,
+  ) {}
+
+  /** Stores an exchange durably (fsync'd file and directory) before returning. */
+  put(request: unknown): void {
+    const item = this.valid(request);
+    mkdirSync(this.dir, { recursive: true });
+    const name = fileName(item.exchangeId);
+    const names = this.names();
+    if (names.includes(name)) return;
+    if (names.length >= this.limits.maxItems) {
+      throw new MemoryError('unavailable', `the extraction spool holds ${names.length} exchanges already; refusing more until Redis is back`);
+    }
+    const temp = join(this.dir, `${name}.tmp`);
+    const fd = openSync(temp, 'w');
+    try {
+      writeSync(fd, JSON.stringify(item));
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temp, join(this.dir, name));
+    fsyncPath(this.dir);
+  }
+
+  /** The exchanges waiting (in no particular order), at most `limit`. */
+  list(limit = Number.POSITIVE_INFINITY): SpooledExchange[] {
+    const items: SpooledExchange[] = [];
+    for (const name of this.names()) {
+      if (items.length >= limit) break;
+      try {
+        const item = JSON.parse(readFileSync(join(this.dir, name), 'utf8')) as Omit<SpooledExchange, 'exchangeId'> & { exchangeId?: string };
+        // Kept before exchanges had ids: its file is named by the request id, which stands in for one.
+        items.push({ ...item, exchangeId: item.exchangeId ?? item.requestId });
+      } catch {
+        // A file cut short by a crash before its rename never reaches this name; anything else unreadable goes.
+        rmSync(join(this.dir, name), { force: true });
+      }
+    }
+    return items;
+  }
+
+  /** Takes out the exchange of this id (a listed item's `exchangeId`). */
+  remove(exchangeId: string): void {
+    rmSync(join(this.dir, fileName(exchangeId)), { force: true });
+  }
+
+  get size(): number {
+    return this.names().length;
+  }
+
+  private names(): string[] {
+    try {
+      return readdirSync(this.dir)
+        .filter((name) => name.endsWith('.json'))
+        .sort();
+    } catch {
+      return [];
+    }
+  }
+
+  private valid(request: unknown): SpooledExchange {
+    const data = (request ?? {}) as Partial<Record<keyof SpooledExchange, unknown>>;
+    const pool = validPool(data.pool);
+    if (typeof data.requestId !== 'string' || data.requestId === '' || data.requestId.length > 200)
+      throw invalid('requestId must be a non-empty string');
+    if (!Array.isArray(data.suggestions) || data.suggestions.some((suggestion) => typeof suggestion !== 'string')) {
+      throw invalid('suggestions must be an array of strings');
+    }
+    const exchange = (data.exchange ?? {}) as { user?: unknown; assistant?: unknown };
+    if (typeof exchange.user !== 'string' || typeof exchange.assistant !== 'string') throw invalid('exchange must hold user and assistant text');
+    if (data.exchangeId !== undefined && (typeof data.exchangeId !== 'string' || !/^[\w.-]{1,200}$/.test(data.exchangeId))) {
+      throw invalid('exchangeId must be 1-200 letters, digits, dots, dashes or underscores');
+    }
+    const cut = (text: string) => text.slice(0, this.limits.maxExchangeChars);
+    const kept = {
+      pool,
+      suggestions: (data.suggestions as string[]).slice(0, MAX_SUGGESTIONS).map((suggestion) => suggestion.slice(0, MAX_SUGGESTION_CHARS)),
+      exchange: { user: cut(exchange.user), assistant: cut(exchange.assistant) },
+      requestId: data.requestId,
+    };
+    // The gateway names the exchange (a gateway from before exchange ids did not: named here then, the same way).
+    return { ...kept, exchangeId: data.exchangeId ?? exchangeIdOf({ ...kept, exchange: { user: exchange.user, assistant: exchange.assistant } }) };
+  }
+}
+
+function fileName(exchangeId: string): string {
+  return `${createHash('sha256').update(exchangeId).digest('hex').slice(0, 32)}.json`;
+}

@@ -1,0 +1,327 @@
+import {
+  MemoryError,
+  type CategorizeRequest,
+  type ConsolidateRequest,
+  type ConsolidateResponse,
+  type DecaySweepRequest,
+  type DecaySweepResponse,
+  type EventsAfterRequest,
+  type EventsPage,
+  type EventsRequest,
+  type GetRequest,
+  type IdRequest,
+  type ListRequest,
+  type PageRequest,
+  type PageResponse,
+  type PoolRequest,
+  type RefreshRequest,
+  type SearchHit,
+  type SearchRequest,
+  type StatsResponse,
+  type StoreRequest,
+  type StoreResponse,
+  type Tier1PlanResponse,
+  type Tier1Response,
+  type UpdateRequest,
+} from '@engram/contracts';
+import {
+  decideArchive,
+  decideCategorize,
+  decideConfirm,
+  decideConsolidate,
+  decideDecaySweep,
+  decideDelete,
+  decidePurge,
+  decideRefresh,
+  decideRestore,
+  decideStore,
+  decideUpdate,
+  type MemoryEntry,
+  type MemoryEvent,
+  type NewEvent,
+  type WriteContext,
+} from '@engram/domain';
+import type { CommitFeed } from './commit-feed.js';
+import { assertSameStore, storedFields } from './idempotency.js';
+import { newMemoryId } from './ids.js';
+import { PurgesInFlight } from './purges-in-flight.js';
+import { textFingerprint } from '../projection/purge-tombstones.js';
+import type { MemoryServiceDeps } from './memory-service-deps.js';
+import { MemoryReads } from '../reads/memory-reads.js';
+import type { ReferenceBatcher } from './reference-batcher.js';
+import { sameFactInPool } from './same-fact-in-pool.js';
+import { searchReferences } from './search-references.js';
+import { Tier1Cache } from '../reads/tier1-cache.js';
+import { invalid, validCategory, validPool, validReason } from './validation.js';
+import type { VectorService } from '../vectors/vector-service.js';
+import { WritePipeline } from './write-pipeline.js';
+import { asOfOf, decided, mergesOf, refreshIdsOf, requiredId, storeFieldsOf, updateFieldsOf, writeContextOf } from './write-requests.js';
+
+export type { MemoryServiceDeps } from './memory-service-deps.js';
+
+/** Pages of 1,000 events read of a purged entry's history for its texts (its references are most of it). */
+const MAX_HISTORY_PAGES = 20;
+
+/**
+ * The memory operations, as the RPC controller calls them. A write: validate the request -> decide
+ * in the domain against the current state (acknowledged plus in flight) -> the write pipeline
+ * (log, database, commit feed, flat files) -> answer. A read: the queries, from the database.
+ */
+export class MemoryService {
+  private readonly pipeline: WritePipeline;
+  private readonly reads: MemoryReads;
+  private readonly tier1Cache: Tier1Cache;
+  private readonly references: ReferenceBatcher;
+  private readonly purging = new PurgesInFlight();
+  private closing: Promise<void> | null = null;
+
+  /** Every applied batch, in seq order (see CommitFeed). */
+  readonly commits: Pick<CommitFeed, 'subscribe'>;
+  /** The worker's vector RPCs; null when hybrid search is off. */
+  readonly vectors: VectorService | null;
+
+  constructor(private readonly deps: MemoryServiceDeps) {
+    this.commits = deps.commits;
+    this.vectors = deps.vectors ?? null;
+    this.pipeline = new WritePipeline({ ...deps, newId: deps.newId ?? newMemoryId });
+    this.references = searchReferences({ ...deps, pipeline: this.pipeline });
+    this.reads = new MemoryReads({ ...deps, recordHits: (...hits) => this.references.add(...hits) });
+    this.tier1Cache = new Tier1Cache({ queries: deps.queries, clock: deps.clock, maxChars: deps.tier1MaxChars });
+  }
+
+  // ---- writes: validate the request, decide in the domain, write through the pipeline ----
+
+  async store(request: StoreRequest): Promise<StoreResponse> {
+    const context = this.writeContext(request);
+    const fields = storeFieldsOf(request, context);
+    const atChosenId = fields.chosenId === undefined ? undefined : this.pipeline.current(fields.chosenId);
+    // Only a store that would write looks for the same fact (a search of the pool).
+    const sameFact = fields.dedupe && !atChosenId ? sameFactInPool(this.deps.queries, context.pool, fields.content) : null;
+    const purged = {
+      chosenId: fields.chosenId !== undefined && (this.purging.hasId(fields.chosenId) || this.deps.tombstones.isPurged(fields.chosenId)),
+      text: this.purging.forbids(context.pool, fields.content) || this.deps.tombstones.forbids(context.pool, fields.content),
+    };
+    const decision = decided(() => decideStore({ context, ...fields, freshId: () => this.pipeline.freshId() }, { atChosenId, sameFact, purged }));
+    switch (decision.outcome) {
+      case 'retried':
+        if (request.id === undefined && request.idempotencyKeyBindsRequest === true) {
+          // The first request is the entry's memory.stored event; while that is still in flight, the entry it is making.
+          const first = storedFields(this.reads.events({ pool: context.pool, memoryId: decision.id, limit: 1 }).data[0]) ?? atChosenId;
+          assertSameStore(first, fields);
+        }
+        return this.settled(decision.id);
+      case 'said-again':
+        await this.pipeline.write(decision.events);
+        return { ...this.reads.acknowledged(context.pool, decision.id), existing: true };
+      case 'stored': {
+        // The id was just found unused (chosen and absent, or fresh): no need to read it again while tracking.
+        const changes = await this.pipeline.write(decision.events, decision.id);
+        // The stored entry is exactly what the event says (the projection applies the same changesOf).
+        return changes.get(decision.id) ?? this.reads.acknowledged(context.pool, decision.id);
+      }
+    }
+  }
+
+  async update(request: UpdateRequest): Promise<MemoryEntry> {
+    return this.onEntry(request, (context, id, entry) => decideUpdate({ context, id, ...updateFieldsOf(request) }, entry));
+  }
+
+  async delete(request: IdRequest): Promise<MemoryEntry> {
+    return this.onEntry(request, (context, id, entry) => decideDelete({ context, id, reason: validReason(request.reason) }, entry));
+  }
+
+  /** Asked by a person, or by the decay sweep (worker:decay) once an entry's effective confidence fell below the threshold. */
+  async archive(request: IdRequest): Promise<MemoryEntry> {
+    return this.onEntry(request, (context, id, entry) => decideArchive({ context, id, reason: validReason(request.reason) }, entry));
+  }
+
+  async restore(request: IdRequest): Promise<MemoryEntry> {
+    return this.onEntry(request, (context, id, entry) => decideRestore({ context, id }, entry));
+  }
+
+  async confirm(request: IdRequest & { readonly confirmed: boolean }): Promise<MemoryEntry> {
+    if (typeof request.confirmed !== 'boolean') throw invalid('confirmed must be a boolean');
+    return this.onEntry(request, (context, id, entry) => decideConfirm({ context, id, confirmed: request.confirmed }, entry));
+  }
+
+  async categorize(request: CategorizeRequest): Promise<MemoryEntry> {
+    const category = validCategory(request.category);
+    if (category === null) throw invalid('categorize needs a category');
+    return this.onEntry(request, (context, id, entry) => decideCategorize({ context, id, category }, entry));
+  }
+
+  /**
+   * Forgets for real: the row, its FTS terms and flat-file lines go, and the log lines that carried it
+   * are redacted. The purge records what it forbids from then on (the id, and the fingerprints of every
+   * text the entry had), and forbids it while it is in flight too.
+   */
+  async purge(request: IdRequest): Promise<{ readonly id: string; readonly purged: true }> {
+    const context = this.writeContext(request);
+    const id = requiredId(request.id);
+    const current = this.pipeline.current(id);
+    const forbids = current?.pool === context.pool ? this.fingerprintsOf(context.pool, current) : [];
+    const events = decided(() => decidePurge({ context, id, forbids }, current));
+    const release = this.purging.add(context.pool, id, forbids);
+    try {
+      await this.pipeline.write(events);
+    } finally {
+      release();
+    }
+    await this.deps.log.redact(new Set([id]));
+    this.deps.projection.scrub();
+    const removed = this.deps.removeStaleCopies?.() ?? [];
+    if (removed.length > 0) this.deps.logger.warn({ files: removed }, 'purge deleted databases moved aside at start, which still held the entry');
+    return { id, purged: true };
+  }
+
+  async refresh(request: RefreshRequest): Promise<MemoryEntry[]> {
+    const context = this.writeContext(request);
+    const ids = refreshIdsOf(request);
+    const decision = decided(() => decideRefresh({ context, ids }, (id) => this.pipeline.current(id)));
+    await this.pipeline.write(decision.events);
+    return decision.ids.map((id) => this.reads.acknowledged(context.pool, id));
+  }
+
+  async consolidate(request: ConsolidateRequest): Promise<ConsolidateResponse> {
+    const context = this.writeContext(request);
+    const merges = mergesOf(request, () => this.pipeline.freshId());
+    const decision = decided(() => decideConsolidate({ context, model: request.model, merges }, (id) => this.pipeline.current(id)));
+    await this.pipeline.write(decision.events);
+    return { created: decision.created.map((id) => this.reads.acknowledged(context.pool, id)), archived: decision.archived };
+  }
+
+  /**
+   * The decay sweep of a pool (worker:decay): one decision over its active entries, as acknowledged
+   * or in flight, and its archive events written together: one durable append, one render of the
+   * pool's files. References searches have recorded but not yet written go first, so a search made
+   * just before the sweep still counts as a use.
+   */
+  async decaySweep(request: DecaySweepRequest): Promise<DecaySweepResponse> {
+    const context = this.writeContext(request);
+    const asOf = asOfOf(request.asOf, context.at);
+    await this.references.flush();
+    // Rows as the database has them, but as in flight for the few entries a write is changing.
+    const entries = this.deps.queries
+      .activeEntries(context.pool)
+      .flatMap((entry) => (this.pipeline.isInFlight(entry.id) ? (this.pipeline.current(entry.id) ?? []) : [entry]));
+    const decision = decideDecaySweep({ context, asOf }, entries);
+    if (decision.events.length > 0) await this.pipeline.write(decision.events);
+    return { pool: context.pool, asOf: asOf.toISOString(), examined: decision.examined, archived: decision.archived };
+  }
+
+  // ---- reads (see MemoryReads, Tier1Cache) ----
+
+  async get(request: GetRequest): Promise<MemoryEntry> {
+    return this.reads.get(request);
+  }
+
+  async list(request: ListRequest): Promise<MemoryEntry[]> {
+    return this.reads.list(request);
+  }
+
+  async page(request: PageRequest): Promise<PageResponse> {
+    return this.reads.page(request);
+  }
+
+  async search(request: SearchRequest): Promise<SearchHit[]> {
+    return this.reads.search(request);
+  }
+
+  async tier1(request: PoolRequest): Promise<Tier1Response> {
+    return this.tier1Cache.block(validPool(request.pool));
+  }
+
+  async tier1Plan(request: PoolRequest): Promise<Tier1PlanResponse> {
+    return this.tier1Cache.plan(validPool(request.pool));
+  }
+
+  async stats(_request: Record<string, never> = {}): Promise<StatsResponse> {
+    return this.reads.stats();
+  }
+
+  async eventsAfter(request: EventsAfterRequest): Promise<MemoryEvent[]> {
+    return this.reads.eventsAfter(request);
+  }
+
+  async events(request: EventsRequest): Promise<EventsPage> {
+    return this.reads.events(request);
+  }
+
+  async ping(_request: Record<string, never> = {}): Promise<{ readonly ok: true; readonly lastSeq: number }> {
+    return { ok: true, lastSeq: this.deps.projection.lastSeq };
+  }
+
+  // ---- the outbox's cursor, and lifecycle ----
+
+  dispatchedSeq(): number {
+    return this.deps.outboxCursor.dispatchedSeq();
+  }
+
+  markDispatched(seq: number): void {
+    this.deps.outboxCursor.markDispatched(seq);
+  }
+
+  activeCount(pool: string): number {
+    return this.deps.queries.activeCount(validPool(pool));
+  }
+
+  /** Writes pending references, waits for queued writes, closes the log and database, releases the data dir. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      await this.references.flush();
+      await this.pipeline.drain();
+      await this.deps.log.close();
+      await this.deps.checkpointer?.stop();
+      this.deps.projection.close();
+      this.deps.lock?.release();
+    })();
+    return this.closing;
+  }
+
+  // ---- internals ----
+
+  /** Fingerprints of every text an entry had: its stored, updated and merged contents (from its history) and its current one. */
+  private fingerprintsOf(pool: string, entry: MemoryEntry): string[] {
+    const texts = new Set([entry.content]);
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_HISTORY_PAGES; page++) {
+      const events = this.reads.events({ pool, memoryId: entry.id, limit: 1000, ...(cursor ? { cursor } : {}) });
+      for (const event of events.data) {
+        if ((event.type === 'memory.stored' || event.type === 'memory.consolidated' || event.type === 'memory.updated') && event.data.id === entry.id) {
+          if (typeof event.data.content === 'string') texts.add(event.data.content);
+        }
+      }
+      if (events.nextCursor === null) break;
+      cursor = events.nextCursor;
+    }
+    return [...texts].map((text) => textFingerprint(pool, text)).filter((fingerprint): fingerprint is string => fingerprint !== undefined);
+  }
+
+  private writeContext(request: Parameters<typeof writeContextOf>[0]): WriteContext {
+    if (this.closing) throw new MemoryError('unavailable', 'memory service is shutting down');
+    return writeContextOf(request, this.deps.clock());
+  }
+
+  /**
+   * A command about one entry: the request checked, decided against the entry's current state,
+   * written, and answered with the entry as acknowledged once no write of it is in flight.
+   */
+  private async onEntry(
+    request: Parameters<typeof writeContextOf>[0] & { readonly id: unknown },
+    decide: (context: WriteContext, id: string, entry: MemoryEntry | undefined) => readonly NewEvent[],
+  ): Promise<MemoryEntry> {
+    const context = this.writeContext(request);
+    const id = requiredId(request.id);
+    const events = decided(() => decide(context, id, this.pipeline.current(id)));
+    if (events.length > 0) await this.pipeline.write(events);
+    return this.settled(id);
+  }
+
+  /** The acknowledged entry once no write of it is in flight (a retried store waits for the first). */
+  private async settled(id: string): Promise<MemoryEntry> {
+    await this.pipeline.settled(id);
+    const entry = this.deps.queries.get(id);
+    if (!entry) throw new MemoryError('not_found', `memory ${id} not found`);
+    return entry;
+  }
+}
