@@ -8,7 +8,8 @@ import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { openMemoryService } from '@engram/memory-store';
 
-const cli = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
+// The launcher users run: the memory service's commands, and `mcp`, which it hands to the gateway's CLI.
+const cli = fileURLToPath(new URL('../bin/engram.js', import.meta.url));
 let dataDir: string;
 
 beforeEach(() => {
@@ -40,8 +41,17 @@ describe('npx engram', () => {
   it('prints help and rejects unknown commands', async () => {
     const help = await engram('--help');
     expect(help.code).toBe(0);
-    for (const command of ['replay', 'verify', 'import-flat', 'export', 'stats']) expect(help.stdout).toContain(command);
+    for (const command of ['replay', 'verify', 'import-flat', 'export', 'stats', 'mcp']) expect(help.stdout).toContain(command);
     expect((await engram('nonsense')).code).toBe(2);
+  });
+
+  it("hands mcp to the gateway's bridge: its own help, and a usage error without --url", async () => {
+    const help = await engram('mcp', '--help');
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('--url <url>');
+    const missing = await engram('mcp');
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/--url/);
   });
 
   it('replay rebuilds a missing database from the log, and verify then passes', async () => {

@@ -8,7 +8,6 @@ import { backupCommand } from './cli/backup.js';
 import { exportCommand } from './cli/export.js';
 import { importFlatCommand } from './cli/import-flat.js';
 import { keygenCommand } from './cli/keygen.js';
-import { mcpCommand } from './cli/mcp.js';
 import { replayCommand } from './cli/replay.js';
 import { restoreCommand } from './cli/restore.js';
 import { statsCommand } from './cli/stats.js';
@@ -22,6 +21,8 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
 
 const program = new Command('engram')
   .description('Engram operator commands: rebuild, check, recover and inspect the memory data dir; mcp, the stdio MCP bridge')
+  // `engram mcp` is the gateway's (apps/gateway/src/cli.ts): the launcher, bin/engram.js, sends it there.
+  .addHelpText('after', "\nThe gateway's command:\n  mcp [options]   serve Engram memory to an MCP client over stdio, through a running gateway")
   .showHelpAfterError()
   .exitOverride();
 for (const command of [
@@ -33,7 +34,6 @@ for (const command of [
   backupCommand(),
   restoreCommand(),
   keygenCommand(),
-  mcpCommand(),
 ]) {
   program.addCommand(command.exitOverride());
 }

@@ -3,7 +3,8 @@ import { isValidPoolName } from '@engram/domain';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { isJSONRPCRequest, isJSONRPCResultResponse, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
-import { cliLogger } from './cli-logger.js';
+import { pino, type Logger } from 'pino';
+import { loadConfig } from '@engram/config';
 
 interface McpOptions {
   readonly url: URL;
@@ -46,6 +47,12 @@ function poolName(value: string): string {
 export function mcpEndpoint(base: URL, pool: string | undefined): URL {
   const root = base.href.replace(/\/+$/, '');
   return new URL(pool ? `${root}/pools/${pool}/mcp` : `${root}/mcp`);
+}
+
+/** As the memory service's CLI logs: JSON on stderr (warn and up by default); stdout is the MCP stream. */
+function cliLogger(): Logger {
+  const level = process.env['LOG_LEVEL'] ? loadConfig(process.env).logLevel : 'warn';
+  return pino({ level, base: { service: 'engram-cli' }, timestamp: pino.stdTimeFunctions.isoTime }, pino.destination(2));
 }
 
 async function bridge(options: McpOptions): Promise<void> {
