@@ -14,7 +14,7 @@ import {
   OpenAiChatAdapter,
   OpenAiResponsesAdapter,
   openNetworkWarning,
-  Tier1Cache,
+  GatewayTier1Cache,
 } from '@engram/gateway-engine';
 import { createFailFastRedis, createLogger, exitOnStartFailure, logUncaughtErrors, NestPinoLogger, stopOnSignals } from '@engram/observability';
 import type { FastifyInstance } from 'fastify';
@@ -56,7 +56,7 @@ async function bootstrap(): Promise<void> {
     token: new InternalTokenSource(config.internalToken, config.dataDir),
   });
   const redis = createFailFastRedis(config.redisUrl);
-  const cache = new Tier1Cache(memoryClient, { ttlMs: TIER1_TTL_MS });
+  const cache = new GatewayTier1Cache(memoryClient, { ttlMs: TIER1_TTL_MS });
   const subscriber = new ChangeSubscriberRepository(config.redisUrl, logger, {
     onChange: (message) => cache.changed(message),
     onResync: () => cache.clear(),

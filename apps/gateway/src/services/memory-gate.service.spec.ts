@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { MemoryError, MemoryPattern, type Tier1Response } from '@engram/contracts';
-import { Tier1Cache, type MemoryPort } from '@engram/gateway-engine';
+import { GatewayTier1Cache, type MemoryPort } from '@engram/gateway-engine';
 import { recordingLogger } from '@engram/testing';
 import { MemoryGate } from './memory-gate.service.js';
 
@@ -25,7 +25,7 @@ class ScriptedMemory implements MemoryPort {
 function newGate(options: { cacheTrusted?: boolean } = {}) {
   const memory = new ScriptedMemory();
   const { logger, lines } = recordingLogger();
-  const gate = new MemoryGate(new Tier1Cache(memory, { ttlMs: 60_000 }), logger, {
+  const gate = new MemoryGate(new GatewayTier1Cache(memory, { ttlMs: 60_000 }), logger, {
     retryAfterMs: RETRY_AFTER_MS,
     probeEveryMs: PROBE_EVERY_MS,
     cacheTrusted: () => options.cacheTrusted ?? true,

@@ -1,5 +1,5 @@
 import { MemoryError, type Tier1Response } from '@engram/contracts';
-import type { Tier1Cache } from '@engram/gateway-engine';
+import type { GatewayTier1Cache } from '@engram/gateway-engine';
 import type { Logger } from '@engram/observability';
 
 export interface MemoryGateOptions {
@@ -23,7 +23,7 @@ export class MemoryGate {
   private probe: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly cache: Tier1Cache,
+    private readonly cache: GatewayTier1Cache,
     private readonly logger: Logger,
     private readonly options: MemoryGateOptions,
   ) {}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { MemoryError, MemoryPattern, type MemoryClient, type MemoryErrorCode, type Tier1Response } from '@engram/contracts';
-import { Tier1Cache } from '@engram/gateway-engine';
+import { GatewayTier1Cache } from '@engram/gateway-engine';
 import { memoryEntry } from '@engram/testing';
 import { MemoryRestService } from './memory-rest.service.js';
 
@@ -30,7 +30,7 @@ class RecordingMemory implements Pick<MemoryClient, 'call'> {
 
 function newRestService() {
   const memory = new RecordingMemory();
-  const cache = new Tier1Cache(memory, { ttlMs: 60_000 });
+  const cache = new GatewayTier1Cache(memory, { ttlMs: 60_000 });
   return { rest: new MemoryRestService(memory, cache), memory, cache };
 }
 

@@ -15,7 +15,7 @@ import {
   memoryPromptTokens,
   type MemoryToolDefinition,
   type PoolGrant,
-  type Tier1Cache,
+  type GatewayTier1Cache,
 } from '@engram/gateway-engine';
 import { z } from 'zod';
 
@@ -78,7 +78,7 @@ const TYPE_OF = (code: MemoryErrorCode): string =>
 export class MemoryRestService {
   constructor(
     private readonly memory: Pick<MemoryClient, 'call'>,
-    private readonly cache: Tier1Cache,
+    private readonly cache: GatewayTier1Cache,
     /** The memory tools each request is offered (none when MEMORY_TOOL_MAX_ITERATIONS is 0), for `promptTokens`. */
     private readonly offeredTools: readonly MemoryToolDefinition[] = MEMORY_TOOLS,
   ) {}

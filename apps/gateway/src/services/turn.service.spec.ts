@@ -6,7 +6,7 @@ import {
   MEMORY_TOOLS,
   MemoryToolExecutor,
   OpenAiChatAdapter,
-  Tier1Cache,
+  GatewayTier1Cache,
   upstreamError,
   type AnthropicRequest,
   type ChatRequest,
@@ -120,7 +120,7 @@ function clientCall(body: unknown, headers: Record<string, string> = {}) {
 function newTurnService(replies: Reply[], options: { keys?: string } = {}) {
   const memory = new ScriptedMemory();
   const { logger, lines } = recordingLogger();
-  const gate = new MemoryGate(new Tier1Cache(memory, { ttlMs: 60_000 }), logger, {
+  const gate = new MemoryGate(new GatewayTier1Cache(memory, { ttlMs: 60_000 }), logger, {
     retryAfterMs: 60_000,
     probeEveryMs: 60_000,
     cacheTrusted: () => true,

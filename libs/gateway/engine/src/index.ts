@@ -10,7 +10,7 @@
  *   loop (so `clientToolNames` must leave out the tool objects `withMemory` appended).
  * - `relay.ts`: verbatim pass-through (memory off or unavailable, endpoints Engram does not own).
  * - `memory-tools.ts` / `memory-tool-executor.ts`: the six tools and their execution.
- * - `tier1-cache.ts`, `marker-stripper.ts`, `client-view.ts`, `extraction.ts`.
+ * - `gateway-tier1-cache.ts`, `marker-stripper.ts`, `client-view.ts`, `extraction.ts`.
  * - `api-keys.ts`, `pool-selection.ts`, `errors.ts`: auth, pools and error shape for every surface;
  *   `network-exposure.ts`: whether an open gateway is reachable from the network; `browser-guard.ts`: the
  *   browser requests an open gateway refuses (another Host, another site's page).
@@ -33,7 +33,7 @@ export * from './client-view.js';
 export * from './memory-tools.js';
 export * from './prompt-tokens.js';
 export * from './memory-tool-executor.js';
-export * from './tier1-cache.js';
+export * from './gateway-tier1-cache.js';
 export * from './extraction.js';
 export * from './turn-runner.js';
 export * from './relay.js';

@@ -51,7 +51,7 @@ import { MemoryReads } from '../reads/memory-reads.js';
 import type { ReferenceBatcher } from './reference-batcher.js';
 import { sameFactInPool } from './same-fact-in-pool.js';
 import { searchReferences } from './search-references.js';
-import { Tier1Cache } from '../reads/tier1-cache.js';
+import { Tier1Blocks } from '../reads/tier1-blocks.js';
 import { invalid, validCategory, validPool, validReason } from './validation.js';
 import type { VectorService } from '../vectors/vector-service.js';
 import { WritePipeline } from './write-pipeline.js';
@@ -70,7 +70,7 @@ const MAX_HISTORY_PAGES = 20;
 export class MemoryService {
   private readonly pipeline: WritePipeline;
   private readonly reads: MemoryReads;
-  private readonly tier1Cache: Tier1Cache;
+  private readonly tier1Blocks: Tier1Blocks;
   private readonly references: ReferenceBatcher;
   private readonly purging = new PurgesInFlight();
   private closing: Promise<void> | null = null;
@@ -86,7 +86,7 @@ export class MemoryService {
     this.pipeline = new WritePipeline({ ...deps, newId: deps.newId ?? newMemoryId });
     this.references = searchReferences({ ...deps, pipeline: this.pipeline });
     this.reads = new MemoryReads({ ...deps, recordHits: (...hits) => this.references.add(...hits) });
-    this.tier1Cache = new Tier1Cache({ queries: deps.queries, clock: deps.clock, maxChars: deps.tier1MaxChars });
+    this.tier1Blocks = new Tier1Blocks({ queries: deps.queries, clock: deps.clock, maxChars: deps.tier1MaxChars });
   }
 
   // ---- writes: validate the request, decide in the domain, write through the pipeline ----
@@ -209,7 +209,7 @@ export class MemoryService {
     return { pool: context.pool, asOf: asOf.toISOString(), examined: decision.examined, archived: decision.archived };
   }
 
-  // ---- reads (see MemoryReads, Tier1Cache) ----
+  // ---- reads (see MemoryReads, Tier1Blocks) ----
 
   async get(request: GetRequest): Promise<MemoryEntry> {
     return this.reads.get(request);
@@ -228,11 +228,11 @@ export class MemoryService {
   }
 
   async tier1(request: PoolRequest): Promise<Tier1Response> {
-    return this.tier1Cache.block(validPool(request.pool));
+    return this.tier1Blocks.block(validPool(request.pool));
   }
 
   async tier1Plan(request: PoolRequest): Promise<Tier1PlanResponse> {
-    return this.tier1Cache.plan(validPool(request.pool));
+    return this.tier1Blocks.plan(validPool(request.pool));
   }
 
   async stats(_request: Record<string, never> = {}): Promise<StatsResponse> {
@@ -287,7 +287,10 @@ export class MemoryService {
     for (let page = 0; page < MAX_HISTORY_PAGES; page++) {
       const events = this.reads.events({ pool, memoryId: entry.id, limit: 1000, ...(cursor ? { cursor } : {}) });
       for (const event of events.data) {
-        if ((event.type === 'memory.stored' || event.type === 'memory.consolidated' || event.type === 'memory.updated') && event.data.id === entry.id) {
+        if (
+          (event.type === 'memory.stored' || event.type === 'memory.consolidated' || event.type === 'memory.updated') &&
+          event.data.id === entry.id
+        ) {
           if (typeof event.data.content === 'string') texts.add(event.data.content);
         }
       }

@@ -1,7 +1,7 @@
 import { MemoryPattern, type Tier1Response } from '@engram/contracts';
 import { describe, expect, it } from '@jest/globals';
 import type { MemoryPort } from './ports.js';
-import { Tier1Cache } from './tier1-cache.js';
+import { GatewayTier1Cache } from './gateway-tier1-cache.js';
 
 /** A memory double whose Tier 1 answers are released by hand. */
 function memoryDouble() {
@@ -21,10 +21,10 @@ function memoryDouble() {
   return { port, pending, answer };
 }
 
-describe('Tier1Cache', () => {
+describe('GatewayTier1Cache', () => {
   it('fetches once for concurrent misses and serves later requests from memory', async () => {
     const memory = memoryDouble();
-    const cache = new Tier1Cache(memory.port, { ttlMs: 1_000, now: () => 0 });
+    const cache = new GatewayTier1Cache(memory.port, { ttlMs: 1_000, now: () => 0 });
     const first = cache.get('p', 'r1');
     const second = cache.get('p', 'r2');
     expect(memory.pending).toHaveLength(1);
@@ -36,7 +36,7 @@ describe('Tier1Cache', () => {
 
   it('drops a pool on a newer change announcement, not on an older one', async () => {
     const memory = memoryDouble();
-    const cache = new Tier1Cache(memory.port, { ttlMs: 60_000, now: () => 0 });
+    const cache = new GatewayTier1Cache(memory.port, { ttlMs: 60_000, now: () => 0 });
     const loading = cache.get('p', 'r');
     memory.answer('A'); // seq 1
     await loading;
@@ -51,7 +51,7 @@ describe('Tier1Cache', () => {
   it('expires after the TTL', async () => {
     const memory = memoryDouble();
     let now = 0;
-    const cache = new Tier1Cache(memory.port, { ttlMs: 100, now: () => now });
+    const cache = new GatewayTier1Cache(memory.port, { ttlMs: 100, now: () => now });
     const loading = cache.get('p', 'r');
     memory.answer();
     await loading;
@@ -65,7 +65,7 @@ describe('Tier1Cache', () => {
 
   it('does not keep a block fetched while the pool was evicted', async () => {
     const memory = memoryDouble();
-    const cache = new Tier1Cache(memory.port, { ttlMs: 60_000, now: () => 0 });
+    const cache = new GatewayTier1Cache(memory.port, { ttlMs: 60_000, now: () => 0 });
     const loading = cache.get('p', 'r');
     cache.evict('p');
     memory.answer('stale');

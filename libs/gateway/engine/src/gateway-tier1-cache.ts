@@ -7,12 +7,13 @@ interface Cached {
 }
 
 /**
- * Tier 1 blocks per pool, kept in process so a request pays no memory round trip. Dropped when
- * the memory service announces a change (pub/sub), when the model writes, and after a short TTL
- * as a safety net for a lost announcement. Concurrent misses for one pool share one fetch, and a
+ * The gateway's copy of each pool's Tier 1 block (the memory service builds it: Tier1Blocks), kept in
+ * process so a request pays no memory round trip. Dropped when the memory service announces a
+ * change (pub/sub), when the model writes, and after a short TTL as a safety net for a lost
+ * announcement. Concurrent misses for one pool share one fetch, and a
  * fetch that raced an eviction is not cached.
  */
-export class Tier1Cache {
+export class GatewayTier1Cache {
   private readonly entries = new Map<string, Cached>();
   private readonly inflight = new Map<string, Promise<Tier1Response>>();
   private readonly generations = new Map<string, number>();

@@ -2,7 +2,7 @@ import type { Tier1PlanResponse, Tier1Response } from '@engram/contracts';
 import { DAY_MS, buildTier1, planTier1, type Tier1Reason } from '@engram/domain';
 import type { MemoryQueries } from '../projection/memory-queries.js';
 
-export interface Tier1CacheDeps {
+export interface Tier1BlocksDeps {
   readonly queries: Pick<MemoryQueries, 'poolSeq' | 'tier1Candidates' | 'activeEntries'>;
   readonly clock: () => Date;
   readonly maxChars: number;
@@ -15,10 +15,10 @@ const TIER1_PLAN_EXAMPLES = 100;
  * Each pool's Tier 1 block, built once per pool state and UTC day: every request of a session
  * injects it, so it must be byte-identical while nothing changed (and cheap to answer).
  */
-export class Tier1Cache {
+export class Tier1Blocks {
   private readonly blocks = new Map<string, { key: string; response: Tier1Response }>();
 
-  constructor(private readonly deps: Tier1CacheDeps) {}
+  constructor(private readonly deps: Tier1BlocksDeps) {}
 
   /** Byte-identical for the same pool state and UTC day (cached on both). `pool` is a valid pool name. */
   block(pool: string): Tier1Response {
