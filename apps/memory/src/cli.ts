@@ -1,5 +1,5 @@
 /**
- * `npx engram <command>`: the operator CLI (DESIGN.md, "Commands"). Answers go to stdout, logs and
+ * `npx engram <command>`: the operator CLI (docs/DESIGN.md, "Commands"). Answers go to stdout, logs and
  * errors to stderr. Exit codes: 0 success, 1 failure (including `verify` finding a difference and a
  * data dir held by another process), 2 bad usage.
  */

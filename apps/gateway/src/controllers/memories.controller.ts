@@ -5,7 +5,7 @@ import { ACCESS_SERVICE, MEMORY_REST_SERVICE } from '../gateway.tokens.js';
 import type { AccessService } from '../services/access.service.js';
 import type { MemoryRestService } from '../services/memory-rest.service.js';
 
-/** Memory REST (DESIGN "Gateway HTTP surface"): same keys and pool rules as the model endpoints. */
+/** Memory REST (docs/DESIGN.md, "Gateway HTTP surface"): same keys and pool rules as the model endpoints. */
 @Controller('engram/pools/:pool')
 export class MemoriesController {
   constructor(

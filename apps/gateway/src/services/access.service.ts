@@ -3,7 +3,7 @@ import { type ApiKeys, clientError, MetricsAccess, presentedKey, selectPool, typ
 
 export type AccessDecision = { readonly pool: string; readonly error?: undefined } | { readonly pool?: undefined; readonly error: EngramHttpError };
 
-/** Who may call, and which pool a request works on (DESIGN "Pools"), for every surface. */
+/** Who may call, and which pool a request works on (docs/DESIGN.md, "Pools"), for every surface. */
 export class AccessService {
   private readonly metrics: MetricsAccess;
 

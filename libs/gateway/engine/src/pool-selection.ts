@@ -12,7 +12,7 @@ export interface PoolSources {
 export type PoolDecision = { readonly pool: string; readonly error?: undefined } | { readonly pool?: undefined; readonly error: EngramHttpError };
 
 /**
- * DESIGN "Pools": path prefix, then header, then the key's first pool, then `default`; first
+ * docs/DESIGN.md, "Pools": path prefix, then header, then the key's first pool, then `default`; first
  * match wins. A malformed name is a 400 (never a path); a pool the key was not granted is a 403.
  */
 export function selectPool(sources: PoolSources, grant: PoolGrant): PoolDecision {

@@ -7,7 +7,7 @@ const positiveInt = z.coerce.number().int().positive();
 /** A DNS name, `.domain` (every name under it) or `*`: an entry of ENGRAM_ALLOWED_HOSTS. */
 const HOST_NAME = /^(\*|\.?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*)$/;
 
-/** The one schema of Engram's environment (DESIGN.md, "Configuration"). Each entry point hands process.env to loadConfig; nothing else interprets it. */
+/** The one schema of Engram's environment (docs/DESIGN.md, "Configuration"). Each entry point hands process.env to loadConfig; nothing else interprets it. */
 const EnvSchema = z.object({
   ENGRAM_DATA_DIR: z.string().min(1).default('./data'),
   REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),

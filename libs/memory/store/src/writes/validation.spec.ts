@@ -13,7 +13,7 @@ const rejects = (run: () => unknown) => {
 };
 
 describe('request validation', () => {
-  it('accepts pool names per DESIGN and nothing that could be a path', () => {
+  it('accepts pool names per docs/DESIGN.md and nothing that could be a path', () => {
     expect(validPool('team-a.1')).toBe('team-a.1');
     for (const pool of ['..', '../x', 'A', '', 'a/b', null, 3]) expect(rejects(() => validPool(pool))).toBe(true);
   });
