@@ -27,9 +27,18 @@ export function textFingerprint(pool: string, text: string): string | undefined 
   return createHash('sha256').update(`${pool}\n${fact}`).digest('hex');
 }
 
+/**
+ * The tables, and a copy of them in memory: every store asks whether its id or text is forbidden,
+ * and purges are rare, so the answer is a set lookup (no SQLite read, no hash when the pool has no
+ * purged text) instead of a statement per store. The copy follows the tables: written with them,
+ * and read again from them after a transaction that failed.
+ */
 export class PurgeTombstones {
   private readonly statements;
   private coveredSeqValue: number;
+  private ids = new Set<string>();
+  /** Fingerprints of purged texts, by pool. */
+  private texts = new Map<string, Set<string>>();
 
   constructor(
     private readonly db: Database.Database,
@@ -39,12 +48,13 @@ export class PurgeTombstones {
     this.statements = {
       addId: db.prepare<[string, string]>('INSERT OR IGNORE INTO purged_ids (id, pool) VALUES (?, ?)'),
       addText: db.prepare<[string, string]>('INSERT OR IGNORE INTO purged_texts (pool, fingerprint) VALUES (?, ?)'),
-      isPurged: db.prepare<[string], { one: number }>('SELECT 1 AS one FROM purged_ids WHERE id = ?'),
-      forbids: db.prepare<[string, string], { one: number }>('SELECT 1 AS one FROM purged_texts WHERE pool = ? AND fingerprint = ?'),
+      allIds: db.prepare<[], { id: string }>('SELECT id FROM purged_ids'),
+      allTexts: db.prepare<[], { pool: string; fingerprint: string }>('SELECT pool, fingerprint FROM purged_texts'),
       // Rows a purge removed that a store under the same id (logged before such stores were refused) made again.
       resurrected: db.prepare<[], { id: string }>('SELECT id FROM memories WHERE id IN (SELECT id FROM purged_ids)'),
     };
     this.coveredSeqValue = meta.get('tombstones_seq');
+    this.load();
   }
 
   /** Last seq the tombstones cover. */
@@ -57,7 +67,11 @@ export class PurgeTombstones {
     if (event.seq !== this.coveredSeqValue + 1) return;
     if (event.type === 'memory.purged') {
       this.statements.addId.run(event.data.id, event.pool);
-      for (const fingerprint of event.data.forbids ?? []) this.statements.addText.run(event.pool, fingerprint);
+      this.ids.add(event.data.id);
+      for (const fingerprint of event.data.forbids ?? []) {
+        this.statements.addText.run(event.pool, fingerprint);
+        this.fingerprintsOf(event.pool).add(fingerprint);
+      }
     }
     this.coveredSeqValue = event.seq;
   }
@@ -80,16 +94,34 @@ export class PurgeTombstones {
   /** After a failed transaction: the tombstones are what the database holds. */
   reload(): void {
     this.coveredSeqValue = this.meta.get('tombstones_seq');
+    this.load();
   }
 
   isPurged(id: string): boolean {
-    return this.statements.isPurged.get(id) !== undefined;
+    return this.ids.has(id);
   }
 
   /** Whether a purge in the pool forbids this text (see textFingerprint). */
   forbids(pool: string, text: string): boolean {
+    const fingerprints = this.texts.get(pool);
+    if (!fingerprints) return false;
     const fingerprint = textFingerprint(pool, text);
-    return fingerprint !== undefined && this.statements.forbids.get(pool, fingerprint) !== undefined;
+    return fingerprint !== undefined && fingerprints.has(fingerprint);
+  }
+
+  private load(): void {
+    this.ids = new Set(this.statements.allIds.all().map((row) => row.id));
+    this.texts = new Map();
+    for (const row of this.statements.allTexts.all()) this.fingerprintsOf(row.pool).add(row.fingerprint);
+  }
+
+  private fingerprintsOf(pool: string): Set<string> {
+    let fingerprints = this.texts.get(pool);
+    if (!fingerprints) {
+      fingerprints = new Set();
+      this.texts.set(pool, fingerprints);
+    }
+    return fingerprints;
   }
 
   /** Ids of entries the database holds although a purge removed them (see `resurrected`). */
