@@ -1,4 +1,5 @@
 /** Data the benchmarks share: realistic-looking memory text and a fast way to fill a pool. */
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { EVENT_SCHEMA_VERSION, type NewEvent } from '@engram/domain';
 import { EventLog } from '@engram/memory-store';
@@ -60,4 +61,64 @@ export async function writeLog(dataDir: string, count: number): Promise<void> {
     await log.append(batch);
   }
   await log.close();
+}
+
+/** A memory-length text (~28 words, ~190 characters): two of `sentence`'s word runs, without their "Entry N:" prefix. */
+export function memoryText(seed: number): string {
+  return `${sentence(seed).replace(/^Entry \d+: /, '')} and ${sentence(seed + 7919).replace(/^Entry \d+: /, '')} (${seed})`;
+}
+
+/**
+ * A year of a heavy user in one pool, as the memory service logs it, in batches of about `batchSize`
+ * events: 2,000 entries stored, 3,000 other writes to them (1,500 edits with new text, 1,000
+ * confirmations, 500 archives), and 100,000 searches (one every ~5 minutes), each recording a
+ * reference to the 1-10 entries it returned (popular entries more often). Ids as the service makes
+ * them (10-character entries, UUID events and causes).
+ */
+export function* heavyUserYear(batchSize = 200): Generator<NewEvent[]> {
+  const start = Date.parse('2026-01-01T00:00:00.000Z');
+  const yearMs = 365 * 86_400_000;
+  const searches = 100_000;
+  const writes = 5_000;
+  const total = searches + writes;
+  let random = 42;
+  const next = () => {
+    random = (random * 1103515245 + 12345) >>> 0;
+    return random / 2 ** 32;
+  };
+  const uuid = () => randomUUID();
+  const id = (n: number) => `e${String(n).padStart(9, '0')}`;
+  let stored = 0;
+  let writesDone = 0;
+  let batch: NewEvent[] = [];
+  for (let i = 0; i < total; i += 1) {
+    const at = new Date(start + (i * yearMs) / total).toISOString();
+    const meta = { id: uuid(), at, pool: 'heavy', causationId: uuid(), schemaVersion: EVENT_SCHEMA_VERSION } as const;
+    // Writes spread over the year: the first 2,000 are stores, the rest change stored entries.
+    const isWrite = writesDone < Math.round(((i + 1) * writes) / total);
+    if (isWrite) {
+      writesDone += 1;
+      if (stored < 2_000) {
+        const data = { id: id(stored), type: 'MEMORY', category: 'project', content: memoryText(stored), confidence: 0.8, source: 'llm' } as const;
+        batch.push({ ...meta, type: 'memory.stored', actor: 'llm', data });
+        stored += 1;
+      } else {
+        const target = id(Math.floor(next() * stored));
+        const kind = writesDone % 6;
+        if (kind < 3) batch.push({ ...meta, type: 'memory.updated', actor: 'user', data: { id: target, content: memoryText(writesDone + 10_000) } });
+        else if (kind < 5) batch.push({ ...meta, type: 'memory.confirmed', actor: 'user', data: { id: target, confirmed: true } });
+        else batch.push({ ...meta, type: 'memory.archived', actor: 'worker:decay', data: { id: target, reason: 'decayed' } });
+      }
+    } else if (stored > 0) {
+      const hits = 1 + Math.floor(next() * 10);
+      const ids = new Set<string>();
+      for (let h = 0; h < hits; h += 1) ids.add(id(Math.floor(next() ** 2 * stored)));
+      batch.push({ ...meta, type: 'memory.referenced', actor: 'llm', data: { ids: [...ids] } });
+    }
+    if (batch.length >= batchSize) {
+      yield batch;
+      batch = [];
+    }
+  }
+  if (batch.length > 0) yield batch;
 }

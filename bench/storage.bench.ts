@@ -2,13 +2,16 @@
  * The storage core in-process: acknowledged durable writes per second (an ack = the store promise
  * resolved: fsync'd, applied to SQLite, flat files rewritten) at concurrency 1 and 64; search
  * latency with 10k and 100k memories in one pool; replay rate of a 100k-event log; a read of a quiet
- * pool's events in a 12.7k-event log, through the index beside the whole-log scan it replaced.
+ * pool's events in a 12.7k-event log, through the index beside the whole-log scan it replaced; a
+ * year of a heavy user's log (5,000 writes, 100,000 searches over 2,000 entries): its bytes against
+ * the content it holds and its replay, as written before references were summed, as the service
+ * keeps it now (automatic compaction), and after `engram compact`.
  */
 import { pino } from 'pino';
 import { join } from 'node:path';
-import { EventLog, openMemoryService, replayDataDir } from '@engram/memory-store';
+import { AUTO_COMPACT, compactDataDir, EventLog, openMemoryService, replayDataDir } from '@engram/memory-store';
 import { tempDataDir } from '@engram/testing';
-import { query, sentence, writeLog } from './fixtures.js';
+import { heavyUserYear, query, sentence, writeLog } from './fixtures.js';
 import type { BenchRow } from './run.js';
 import { percentile } from './stats.js';
 
@@ -129,6 +132,63 @@ export async function quietPoolEventsRead(count: number): Promise<BenchRow[]> {
   }
 }
 
+/** The bytes of content (stored and edited texts) a year's events carry. */
+function contentBytes(): number {
+  let bytes = 0;
+  for (const batch of heavyUserYear()) {
+    for (const event of batch) {
+      if (event.type === 'memory.stored' || event.type === 'memory.updated') bytes += Buffer.byteLength(event.data.content ?? '');
+    }
+  }
+  return bytes;
+}
+
+export async function heavyUserYearRows(): Promise<BenchRow[]> {
+  const content = contentBytes();
+  const rows: BenchRow[] = [];
+  const note = `fixtures' heavyUserYear: ${(content / 1e6).toFixed(2)} MB of content; replay = engram replay (read + apply + verify + swap)`;
+  const variants = [
+    { name: 'as written (before)', autoCompact: false, compactAtEnd: false },
+    { name: 'auto-compacted (after)', autoCompact: true, compactAtEnd: false },
+    { name: 'after engram compact', autoCompact: true, compactAtEnd: true },
+  ];
+  for (const variant of variants) {
+    const dir = tempDataDir('engram-bench-year-');
+    try {
+      let compactions = 0;
+      const log = await EventLog.open({
+        dir: join(dir.path, 'events'),
+        logger,
+        ...(variant.autoCompact ? { autoCompact: AUTO_COMPACT, onCompacted: () => (compactions += 1) } : {}),
+      });
+      const started = performance.now();
+      for (const batch of heavyUserYear()) await log.append(batch);
+      await log.close();
+      const writeSeconds = (performance.now() - started) / 1000;
+      if (variant.compactAtEnd) await compactDataDir(dir.path, logger);
+      const bytes = (await EventLog.open({ dir: join(dir.path, 'events'), logger, readOnly: true })).size.bytes;
+      const replayStarted = performance.now();
+      const replayed = await replayDataDir(dir.path, logger);
+      const replaySeconds = (performance.now() - replayStarted) / 1000;
+      const detail = `${replayed.eventsApplied} events in the log${variant.autoCompact ? `, ${compactions} automatic compactions while writing (${writeSeconds.toFixed(1)} s of appends in batches of 200)` : ''}`;
+      rows.push(
+        {
+          suite: SUITE,
+          metric: `heavy-user year: log bytes / content bytes, ${variant.name}`,
+          value: bytes / content,
+          unit: 'x',
+          target: '<= 3',
+          note: `${bytes} bytes; ${detail}`,
+        },
+        { suite: SUITE, metric: `heavy-user year: replay, ${variant.name}`, value: replaySeconds, unit: 's', target: '<= 5', note },
+      );
+    } finally {
+      dir.remove();
+    }
+  }
+  return rows;
+}
+
 export async function run(): Promise<BenchRow[]> {
   return [
     await writeRate(1, 500),
@@ -137,5 +197,6 @@ export async function run(): Promise<BenchRow[]> {
     ...(await searchLatency(100_000)),
     await replayRate(100_000),
     ...(await quietPoolEventsRead(12_700)),
+    ...(await heavyUserYearRows()),
   ];
 }

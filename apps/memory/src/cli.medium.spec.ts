@@ -41,7 +41,7 @@ describe('npx engram', () => {
   it('prints help and rejects unknown commands', async () => {
     const help = await engram('--help');
     expect(help.code).toBe(0);
-    for (const command of ['replay', 'verify', 'import-flat', 'export', 'stats', 'mcp']) expect(help.stdout).toContain(command);
+    for (const command of ['replay', 'verify', 'compact', 'import-flat', 'export', 'stats', 'mcp']) expect(help.stdout).toContain(command);
     expect((await engram('nonsense')).code).toBe(2);
   });
 
@@ -63,6 +63,17 @@ describe('npx engram', () => {
     const verify = await engram('verify', '--data-dir', dataDir);
     expect(verify.code).toBe(0);
     expect(verify.stdout).toMatch(/^ok: .*seq 4, 3 memories/);
+  });
+
+  it('compact sums the references of the log, and verify then passes', async () => {
+    const { fact } = await seed();
+    const service = await open();
+    for (let i = 0; i < 5; i += 1) await service.refresh({ pool: 'team', actor: 'llm', ids: [fact] });
+    await service.close();
+    const compact = await engram('compact', '--data-dir', dataDir);
+    expect(compact).toMatchObject({ code: 0 });
+    expect(compact.stdout).toMatch(/^compacted the event log: 4 reference events summed into 1, \d+ -> \d+ bytes/);
+    expect((await engram('verify', '--data-dir', dataDir)).code).toBe(0);
   });
 
   it('verify exits 1 when the database differs from replay(log), and replay repairs it', async () => {

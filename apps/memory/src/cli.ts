@@ -5,6 +5,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import { backupCommand } from './cli/backup.js';
+import { compactCommand } from './cli/compact.js';
 import { exportCommand } from './cli/export.js';
 import { importFlatCommand } from './cli/import-flat.js';
 import { keygenCommand } from './cli/keygen.js';
@@ -28,6 +29,7 @@ const program = new Command('engram')
 for (const command of [
   replayCommand(),
   verifyCommand(),
+  compactCommand(),
   importFlatCommand(),
   exportCommand(),
   statsCommand(),

@@ -26,6 +26,7 @@ export function EventLine({ event, pool, focus }: { event: MemoryEvent; pool: st
     confirmed?: boolean;
     supersedes?: readonly string[];
     model?: string;
+    folds?: { events: number };
   };
   const verb = event.type === 'memory.confirmed' && data.confirmed === false ? 'unconfirmed' : VERBS[event.type];
   const ids = data.ids ?? (data.id ? [data.id] : []);
@@ -42,6 +43,7 @@ export function EventLine({ event, pool, focus }: { event: MemoryEvent; pool: st
         </a>
       ))}
       {ids.length > 5 && <span class="meta">+{ids.length - 5}</span>}
+      {data.folds && <span class="meta">{data.folds.events} uses summed by compaction</span>}
       {data.content !== undefined && <q class="said">{data.content === '' ? '(content purged)' : data.content}</q>}
       {data.category !== undefined && event.type !== 'memory.stored' && <span class="meta">category {data.category ?? 'none'}</span>}
       {data.reason && <span class="meta">{data.reason}</span>}

@@ -1,7 +1,7 @@
 export { openMemoryService, type MemoryServiceOptions } from './data-dir/open-memory-service.js';
 export { MemoryService, type MemoryServiceDeps } from './writes/memory-service.js';
 export { CommitFeed, type CommitReader } from './writes/commit-feed.js';
-export { EventLog, EventLogCorruptError, type EventLogOptions } from './event-log/event-log.js';
+export { AUTO_COMPACT, EventLog, EventLogCorruptError, type EventLogOptions, type LogCompaction } from './event-log/event-log.js';
 export type { EventStore } from './event-log/event-store.js';
 export { DataDir } from './data-dir/data-dir.js';
 export { DataDirLock, DataDirLockedError } from './data-dir/data-dir-lock.js';
@@ -9,7 +9,7 @@ export { FlatFiles } from './flat-files/flat-files.js';
 export { parseFlatFile, renderFlatFile, type FlatEntry } from './flat-files/flat-file-format.js';
 export { backupDataDir, checkLogCopy, MANIFEST_FILE, type BackupManifest } from './data-dir/backup.js';
 export { restoreDataDir, type RestoreReport } from './data-dir/restore.js';
-export { replayDataDir, verifyDataDir, type ReplayResult, type VerifyResult } from './data-dir/rebuild.js';
+export { compactDataDir, replayDataDir, verifyDataDir, type CompactResult, type ReplayResult, type VerifyResult } from './data-dir/rebuild.js';
 export { importFlatFiles, type ImportFlatResult } from './data-dir/import-flat.js';
 export { ReadOnlyDataDir } from './data-dir/read-only-data-dir.js';
 export type { PoolStats } from './projection/pool-stats.js';

@@ -25,6 +25,15 @@ export interface MemoryCategorizedData {
 }
 export interface MemoryReferencedData {
   readonly ids: readonly string[];
+  /**
+   * Set when the log's compaction summed many references into this one event: how many references
+   * each id had (`counts[i]` for `ids[i]`) and when the last of them was (`lastAt[i]`). Absent: one
+   * reference of each id, at the event's time.
+   */
+  readonly counts?: readonly number[];
+  readonly lastAt?: readonly string[];
+  /** Set by compaction: this event stands for `events` events of the log, the first of them at seq `from`. */
+  readonly folds?: { readonly from: number; readonly events: number };
 }
 export interface MemoryConfirmedData {
   readonly id: string;

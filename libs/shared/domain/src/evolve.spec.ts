@@ -57,6 +57,18 @@ describe('evolve', () => {
     expect(state.entries.has('missing')).toBe(false);
   });
 
+  it('memory.referenced summed by compaction adds each id its count and takes its last time', () => {
+    const before = [stored('a'), stored('b'), event('memory.referenced', { ids: ['a'] })];
+    const summed = event(
+      'memory.referenced',
+      { ids: ['a', 'b'], counts: [3, 1], lastAt: ['2026-01-05T00:00:00.000Z', '2026-01-06T00:00:00.000Z'], folds: { from: 3, events: 4 } },
+      '2026-01-07T00:00:00.000Z',
+    );
+    const state = given(...before, summed);
+    expect(state.entries.get('a')).toMatchObject({ referenceCount: 4, lastReferenced: '2026-01-05T00:00:00.000Z' });
+    expect(state.entries.get('b')).toMatchObject({ referenceCount: 1, lastReferenced: '2026-01-06T00:00:00.000Z' });
+  });
+
   it('memory.confirmed sets the flag and full confidence; unconfirming keeps confidence', () => {
     const confirmed = given(stored('a'), event('memory.confirmed', { id: 'a', confirmed: true }));
     expect(confirmed.entries.get('a')).toMatchObject({ isConfirmed: true, confidence: 1 });

@@ -76,9 +76,9 @@ export function changesOf(
       change(event.data.id, (entry) => ({ ...entry, category: event.data.category, updatedAt: event.at }));
       break;
     case 'memory.referenced':
-      for (const id of new Set(event.data.ids)) {
-        change(id, (entry) => ({ ...entry, lastReferenced: event.at, referenceCount: entry.referenceCount + 1 }));
-      }
+      referencesOf(event).forEach(({ count, at }, id) => {
+        change(id, (entry) => ({ ...entry, lastReferenced: at, referenceCount: entry.referenceCount + count }));
+      });
       break;
     case 'memory.confirmed':
       // A person vouching for an entry restores its full confidence; withdrawing it only clears the flag.
@@ -110,6 +110,19 @@ export function changesOf(
       return assertNever(event);
   }
   return changes;
+}
+
+/**
+ * What a memory.referenced event does to each id it names: one reference at the event's time, or,
+ * in an event compaction summed (see MemoryReferencedData), that id's count and last time.
+ */
+export function referencesOf(event: EventOf<'memory.referenced'>): ReadonlyMap<string, { readonly count: number; readonly at: string }> {
+  const { ids, counts, lastAt } = event.data;
+  const references = new Map<string, { count: number; at: string }>();
+  ids.forEach((id, index) => {
+    if (!references.has(id)) references.set(id, { count: counts?.[index] ?? 1, at: lastAt?.[index] ?? event.at });
+  });
+  return references;
 }
 
 /** Applies one event to the state. Events at or below `lastSeq` change nothing: applying twice is harmless. */

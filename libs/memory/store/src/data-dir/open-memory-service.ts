@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import type Database from 'better-sqlite3-multiple-ciphers';
 import type { Logger } from 'pino';
 import type { EncryptionKey } from '@engram/config';
@@ -8,7 +8,7 @@ import { CommitFeed } from '../writes/commit-feed.js';
 import { DataDir } from './data-dir.js';
 import { assertKeyFitsDataDir, markEncryptedIfNew } from './data-dir-encryption.js';
 import { DataDirLock } from './data-dir-lock.js';
-import { EventLog } from '../event-log/event-log.js';
+import { AUTO_COMPACT, EventLog, type EventLogOptions, type LogCompaction } from '../event-log/event-log.js';
 import { FlatFiles } from '../flat-files/flat-files.js';
 import { HybridSearch, type SearchObserver } from '../vectors/hybrid-search.js';
 import type { MemoryQueries } from '../projection/memory-queries.js';
@@ -28,6 +28,8 @@ export interface MemoryServiceOptions {
   readonly encryptionKey?: EncryptionKey | null;
   /** Default: () => new Date(). */
   readonly clock?: () => Date;
+  /** When the log sums its references by itself (see EventLog.compact); default AUTO_COMPACT, null: only `engram compact`. */
+  readonly autoCompact?: EventLogOptions['autoCompact'] | null;
   /** The log refused further writes after a failed write or fsync; the service cannot go on. */
   readonly onFatal?: (error: Error) => void;
   /** Hybrid search: entries' vectors in vectors.db, the query embedded at search time. Absent: lexical only. */
@@ -40,6 +42,18 @@ export interface MemoryServiceOptions {
     readonly scan?: 'quantised' | 'exact';
     readonly observer?: SearchObserver;
   };
+}
+
+/**
+ * Whether the log, past `seq`, holds a compaction's sum of references at or before `seq`: a database
+ * at `seq` has applied some of those references already.
+ */
+export function summedAcross(log: { eventsAfter(seq: number): Iterable<MemoryEvent> }, seq: number): boolean {
+  if (seq === 0) return false;
+  for (const event of log.eventsAfter(seq)) {
+    if (event.type === 'memory.referenced' && event.data.folds && event.data.folds.from <= seq) return true;
+  }
+  return false;
 }
 
 /** Events applied per SQLite transaction when catching up from the log. */
@@ -63,10 +77,26 @@ export async function openMemoryService(options: MemoryServiceOptions): Promise<
     // Again under the lock: `engram encrypt` may have finished in between.
     assertKeyFitsDataDir(dataDir.root, key);
     markEncryptedIfNew(dataDir.root, key);
-    const log = await EventLog.open({ dir: dataDir.eventsDir, logger: options.logger, ...(options.onFatal ? { onFatal: options.onFatal } : {}) });
+    let onCompacted: (compaction: LogCompaction) => void = () => undefined;
+    const log = await EventLog.open({
+      dir: dataDir.eventsDir,
+      logger: options.logger,
+      ...(options.autoCompact === null ? {} : { autoCompact: options.autoCompact ?? AUTO_COMPACT }),
+      onCompacted: (compaction) => onCompacted(compaction),
+      ...(options.onFatal ? { onFatal: options.onFatal } : {}),
+    });
     db = openDatabaseOrMoveAside(dataDir.databasePath, key, options.logger).db;
     projection = new Projection(db);
-    const { queries } = projection;
+    if (summedAcross(log, projection.lastSeq)) {
+      // The database applied references that the log now sums into an event after it: catching up would count them twice.
+      options.logger.warn({ databaseSeq: projection.lastSeq }, 'the database is behind a compaction of the event log; rebuilding it from the log');
+      projection.close();
+      for (const suffix of ['', '-wal', '-shm']) rmSync(dataDir.databasePath + suffix, { force: true });
+      db = openDatabaseOrMoveAside(dataDir.databasePath, key, options.logger).db;
+      projection = new Projection(db);
+    }
+    const { queries, eventIndex } = projection;
+    onCompacted = (compaction) => eventIndex.noteCompaction(compaction.removed, compaction.summaries);
     catchUp(projection, log, options.logger);
     const flatFiles = new FlatFiles(dataDir, (pool) => queries.activeEntries(pool));
     for (const pool of queries.pools()) await flatFiles.refresh(pool);

@@ -86,6 +86,57 @@ export async function replayDataDir(
   }
 }
 
+export interface CompactResult {
+  /** Events the log no longer holds (references summed into later events), and the events that sum them. */
+  readonly removed: number;
+  readonly summaries: number;
+  readonly bytesBefore: number;
+  readonly bytesAfter: number;
+}
+
+/**
+ * `engram compact`: sums the references of the whole log (EventLog.compact: the active segment is
+ * sealed first), and brings the database's event index along. Holds the data-dir lock throughout.
+ */
+export async function compactDataDir(
+  root: string,
+  logger: Logger,
+  options: { readonly encryptionKey?: EncryptionKey | null } = {},
+): Promise<CompactResult> {
+  const dataDir = new DataDir(root);
+  const key = options.encryptionKey ?? null;
+  if (!existsSync(dataDir.eventsDir)) throw new Error(`no event log at ${dataDir.eventsDir}`);
+  assertKeyFitsDataDir(root, key);
+  const lock = DataDirLock.acquire(dataDir.lockPath);
+  try {
+    assertKeyFitsDataDir(root, key);
+    const log = await EventLog.open({ dir: dataDir.eventsDir, logger });
+    const bytesBefore = log.size.bytes;
+    let compaction;
+    try {
+      compaction = await log.compact();
+    } finally {
+      await log.close();
+    }
+    if (compaction && existsSync(dataDir.databasePath)) {
+      const projection = Projection.open(dataDir.databasePath, { key });
+      try {
+        projection.eventIndex.noteCompaction(compaction.removed, compaction.summaries);
+      } finally {
+        projection.close();
+      }
+    }
+    return {
+      removed: compaction?.removed.length ?? 0,
+      summaries: compaction?.summaries.length ?? 0,
+      bytesBefore,
+      bytesAfter: compaction?.bytesAfter ?? bytesBefore,
+    };
+  } finally {
+    lock.release();
+  }
+}
+
 /**
  * `engram verify`: log checksums, database integrity, and database == replay(log); with
  * `embeddingsModel` (hybrid search on), how many active entries have no vector of it.

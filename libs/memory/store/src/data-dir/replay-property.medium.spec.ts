@@ -132,13 +132,23 @@ function entriesOf(projection: Projection): Map<string, MemoryEntry> {
 }
 
 describe('replay(log) equals the live database', () => {
-  it('after any random sequence of operations (evolve is the oracle)', async () => {
+  it.each([
+    { log: 'as written', autoCompact: null, numRuns: 25 },
+    // Every append that holds a reference starts a compaction, running beside the writes that follow.
+    { log: 'compacted whenever it holds references', autoCompact: { minReferenceBytes: 1, shareOfRest: 0 }, numRuns: 15 },
+  ])('after any random sequence of operations (evolve is the oracle), the log $log', async ({ autoCompact, numRuns }) => {
     await fc.assert(
       fc.asyncProperty(fc.array(fc.array(op, { minLength: 1, maxLength: 3 }), { minLength: 5, maxLength: 20 }), async (groups) => {
         const dir = tempDataDir();
         let clock = Date.parse('2026-01-01T00:00:00.000Z');
         try {
-          const service = await openMemoryService({ dataDir: dir.path, tier1MaxChars: 400, logger: silentLogger(), clock: () => new Date(clock) });
+          const service = await openMemoryService({
+            dataDir: dir.path,
+            tier1MaxChars: 400,
+            logger: silentLogger(),
+            clock: () => new Date(clock),
+            autoCompact,
+          });
           const ids: string[] = [];
           for (const group of groups) {
             clock += 3_600_000 * 7;
@@ -164,7 +174,7 @@ describe('replay(log) equals the live database', () => {
           dir.remove();
         }
       }),
-      { numRuns: 25 },
+      { numRuns },
     );
   });
 });

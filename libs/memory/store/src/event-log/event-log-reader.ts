@@ -1,7 +1,7 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import type { MemoryEvent } from '@engram/domain';
 import { decodeEventLine } from './event-line.js';
-import { EventLogCorruptError, lastSeqIn, type Segment } from './event-segment.js';
+import { EventLogCorruptError, lastSeqIn, lineAtOrAfter, seqAt, type Segment } from './event-segment.js';
 
 /** Lines read at a time when streaming, so a large segment is never held whole just to page through it. */
 const STREAM_CHUNK_LINES = 4096;
@@ -31,35 +31,41 @@ export class EventLogReader {
 
   /**
    * The durable events with these seqs (ascending), each read at its offset: the cost follows the
-   * number of events asked for, not the size of the log. Neighbouring seqs are read in one go.
+   * number of events asked for, not the size of the log. Neighbouring lines are read in one go. A seq
+   * the log no longer holds (a reference compaction summed into a later event) is skipped.
    */
   readSeqs(seqs: readonly number[]): MemoryEvent[] {
     const events: MemoryEvent[] = [];
-    let index = 0;
+    let next = 0;
     for (const segment of this.segments) {
-      if (index >= seqs.length) break;
-      const lastInSegment = lastSeqIn(segment);
-      if ((seqs[index] ?? 0) > lastInSegment) continue;
+      if (next >= seqs.length) break;
+      const lastInSegment = Math.min(lastSeqIn(segment), this.durableSeq);
+      const lines: number[] = [];
+      for (; next < seqs.length && (seqs[next] ?? 0) <= lastInSegment; next += 1) {
+        const seq = seqs[next] ?? 0;
+        const line = lineAtOrAfter(segment, seq);
+        if (line < segment.offsets.length && seqAt(segment, line) === seq && lines.at(-1) !== line) lines.push(line);
+      }
+      if (lines.length === 0) continue;
       const fd = openSync(segment.path, 'r');
       try {
-        while (index < seqs.length && (seqs[index] ?? 0) <= Math.min(lastInSegment, this.durableSeq)) {
-          let runEnd = index;
-          while (runEnd + 1 < seqs.length && seqs[runEnd + 1] === (seqs[runEnd] ?? 0) + 1 && (seqs[runEnd + 1] ?? 0) <= lastInSegment) runEnd += 1;
-          const firstLine = (seqs[index] ?? 0) - segment.firstSeq;
-          const lastLine = (seqs[runEnd] ?? 0) - segment.firstSeq;
-          const start = segment.offsets[firstLine] ?? 0;
-          const end = segment.offsets[lastLine + 1] ?? segment.size;
-          const lines = readRange(fd, start, end - start).split('\n');
-          lines.forEach((line, offset) => {
-            if (line === '') return;
-            events.push(decodeDurable(line, segment, firstLine + offset + 1));
-          });
-          index = runEnd + 1;
+        for (let start = 0; start < lines.length;) {
+          let end = start;
+          while (end + 1 < lines.length && lines[end + 1] === (lines[end] ?? 0) + 1) end += 1;
+          const firstLine = lines[start] ?? 0;
+          const lastLine = lines[end] ?? 0;
+          const from = segment.offsets[firstLine] ?? 0;
+          const to = segment.offsets[lastLine + 1] ?? segment.size;
+          readRange(fd, from, to - from)
+            .split('\n')
+            .forEach((text, offset) => {
+              if (text !== '') events.push(decodeDurable(text, segment, firstLine + offset + 1));
+            });
+          start = end + 1;
         }
       } finally {
         closeSync(fd);
       }
-      if (index < seqs.length && (seqs[index] ?? 0) > this.durableSeq) break;
     }
     return events;
   }
@@ -69,16 +75,18 @@ export class EventLogReader {
     const upTo = this.durableSeq;
     for (const segment of this.segments) {
       if (lastSeqIn(segment) <= after) continue;
-      const fromIndex = Math.max(0, after + 1 - segment.firstSeq);
-      const lastIndex = Math.min(segment.offsets.length - 1, upTo - segment.firstSeq);
+      const fromIndex = lineAtOrAfter(segment, after + 1);
+      const lastIndex = lineAtOrAfter(segment, upTo + 1) - 1;
       if (lastIndex < fromIndex) return;
       for (let index = fromIndex; index <= lastIndex; index += STREAM_CHUNK_LINES) {
         const chunkEnd = Math.min(lastIndex, index + STREAM_CHUNK_LINES - 1);
         const start = segment.offsets[index] ?? 0;
-        const end = chunkEnd + 1 < segment.offsets.length ? (segment.offsets[chunkEnd + 1] ?? segment.size) : segment.size;
-        for (const line of readFileRange(segment.path, start, end - start).split('\n')) {
-          if (line === '') continue;
-          yield decodeDurable(line, segment, index + 1);
+        const end = segment.offsets[chunkEnd + 1] ?? segment.size;
+        let line = index;
+        for (const text of readFileRange(segment.path, start, end - start).split('\n')) {
+          if (text === '') continue;
+          line += 1;
+          yield decodeDurable(text, segment, line);
         }
       }
     }

@@ -2,7 +2,7 @@ import { closeSync, fsyncSync, ftruncateSync, openSync, readFileSync, readdirSyn
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { decodeEventLine } from './event-line.js';
-import { EventLogCorruptError, REDACTION_TEMP_SUFFIX, SEGMENT_PATTERN, type Segment } from './event-segment.js';
+import { COMPACTION_TEMP_SUFFIX, EventLogCorruptError, REDACTION_TEMP_SUFFIX, SEGMENT_PATTERN, type Segment } from './event-segment.js';
 
 export interface ScannedLog {
   readonly segments: Segment[];
@@ -11,12 +11,15 @@ export interface ScannedLog {
 }
 
 /**
- * The start-up scan: reads and checks every line of every segment (checksum, gap-free seqs from 1)
- * and records where each line starts. Cuts a torn last line (no newline: a write cut short by a
- * crash) unless read-only; throws on any damaged complete line.
+ * The start-up scan: reads and checks every line of every segment (checksum; seqs from 1 without a
+ * gap, except the events a compacted reference stands for: see `folds` in MemoryReferencedData) and
+ * records where each line starts. Cuts a torn last line (no newline: a write cut short by a crash)
+ * unless read-only; throws on any damaged complete line. A segment whose events all come before the
+ * end of the segment in front of it is what an interrupted compaction left: removed (read-only:
+ * skipped).
  */
 export function scanEventLog(dir: string, logger: Logger, readOnly: boolean): ScannedLog {
-  if (!readOnly) removeInterruptedRedactions(dir);
+  if (!readOnly) removeInterruptedRewrites(dir);
   const names = readdirSync(dir)
     .filter((name) => SEGMENT_PATTERN.test(name))
     .sort();
@@ -27,11 +30,23 @@ export function scanEventLog(dir: string, logger: Logger, readOnly: boolean): Sc
     const isLastSegment = segmentIndex === names.length - 1;
     const path = join(dir, name);
     const firstSeq = Number(SEGMENT_PATTERN.exec(name)?.[1]);
+    if (firstSeq < expected && segments.length > 0 && lastSeqOfFile(path) < expected) {
+      if (!readOnly) rmSync(path);
+      logger.warn({ segment: name, removed: !readOnly }, 'a segment an interrupted compaction had already summed into the one before it');
+      return;
+    }
     if (firstSeq !== expected) {
       throw new EventLogCorruptError(name, 1, `segment starts at seq ${firstSeq}, expected ${expected} (a segment is missing)`);
     }
     const buffer = readFileSync(path);
     const offsets: number[] = [];
+    const seqs: number[] = [];
+    let gaps = false;
+    let referenceBytes = 0;
+    let compacted = false;
+    /** Seqs skipped in this segment that no compacted reference has accounted for yet. */
+    let missing = 0;
+    let firstGap = { line: 0, seq: 0 };
     let offset = 0;
     let lineNumber = 0;
     while (offset < buffer.length) {
@@ -40,7 +55,15 @@ export function scanEventLog(dir: string, logger: Logger, readOnly: boolean): Sc
       const end = newline === -1 ? buffer.length : newline;
       const line = buffer.toString('utf8', offset, end);
       const decoded = newline === -1 ? { ok: false as const, reason: 'incomplete last line' } : decodeEventLine(line);
-      const problem = !decoded.ok ? decoded.reason : decoded.event.seq !== expected ? `seq ${decoded.event.seq}, expected ${expected}` : null;
+      const folds = decoded.ok && decoded.event.type === 'memory.referenced' ? decoded.event.data.folds : undefined;
+      const skipped = decoded.ok ? decoded.event.seq - expected : 0;
+      const problem = !decoded.ok
+        ? decoded.reason
+        : skipped < 0
+          ? `seq ${decoded.event.seq}, expected ${expected}`
+          : folds && (folds.from < firstSeq || folds.events - 1 > missing + skipped)
+            ? `seq ${decoded.event.seq} sums ${folds.events} events from seq ${folds.from}, more than the segment leaves out before it`
+            : null;
       if (problem !== null) {
         const rest = buffer.subarray(offset);
         // Only a write cut short by a crash: it never got its newline. A complete line that fails its
@@ -52,19 +75,57 @@ export function scanEventLog(dir: string, logger: Logger, readOnly: boolean): Sc
         logger.warn({ segment: name, line: lineNumber, bytes: rest.length, reason: problem }, 'cut a torn last line of the event log');
         break;
       }
-      if (decoded.ok && decoded.event.type === 'memory.purged') purged.add(decoded.event.data.id);
+      if (!decoded.ok) break;
+      const { event } = decoded;
+      if (event.type === 'memory.purged') purged.add(event.data.id);
+      if (event.type === 'memory.referenced') {
+        if (folds) compacted = true;
+        else referenceBytes += end - offset + 1;
+      }
+      if (skipped > 0 && missing === 0) firstGap = { line: lineNumber, seq: expected };
+      missing += skipped - (folds ? folds.events - 1 : 0);
+      if (skipped > 0) gaps = true;
       offsets.push(offset);
-      expected += 1;
+      seqs.push(event.seq);
+      expected = event.seq + 1;
       offset = end + 1;
     }
-    segments.push({ name, path, firstSeq, offsets, size: Math.min(offset, buffer.length) });
+    if (missing > 0) {
+      throw new EventLogCorruptError(
+        name,
+        firstGap.line,
+        `seq ${firstGap.seq} is missing (${missing} in this segment), and no compacted reference stands for it`,
+      );
+    }
+    segments.push({
+      name,
+      path,
+      firstSeq,
+      offsets,
+      ...(gaps ? { seqs } : {}),
+      size: Math.min(offset, buffer.length),
+      referenceBytes,
+      compacted,
+    });
   });
   return { segments, purged };
 }
 
-/** A redaction interrupted before its rename leaves a temp file; the segment itself is intact. */
-function removeInterruptedRedactions(dir: string): void {
-  for (const name of readdirSync(dir)) if (name.endsWith(REDACTION_TEMP_SUFFIX)) rmSync(join(dir, name), { force: true });
+/** The seq of a segment file's last complete line (0 when it has none that decodes). */
+function lastSeqOfFile(path: string): number {
+  const lines = readFileSync(path, 'utf8').split('\n');
+  for (let index = lines.length - 1; index >= 0; index -= 1) {
+    const decoded = decodeEventLine(lines[index] ?? '');
+    if (decoded.ok) return decoded.event.seq;
+  }
+  return 0;
+}
+
+/** A redaction or compaction interrupted before its rename leaves a temp file; the segments themselves are intact. */
+function removeInterruptedRewrites(dir: string): void {
+  for (const name of readdirSync(dir)) {
+    if (name.endsWith(REDACTION_TEMP_SUFFIX) || name.endsWith(COMPACTION_TEMP_SUFFIX)) rmSync(join(dir, name), { force: true });
+  }
 }
 
 function cutTail(path: string, length: number): void {

@@ -1,8 +1,10 @@
-import { constants, mkdirSync, writeFileSync } from 'node:fs';
+import { constants, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import type { MemoryEvent, NewEvent } from '@engram/domain';
+import type { EventOf, MemoryEvent, NewEvent } from '@engram/domain';
+import { compactGroup } from './event-log-compaction.js';
+import type { RemovedEvent } from '../projection/event-index.js';
 import { encodeEventLine } from './event-line.js';
 import { EventLogReader } from './event-log-reader.js';
 import { redactSegment } from './event-log-redaction.js';
@@ -24,7 +26,27 @@ export interface EventLogOptions {
   readonly readOnly?: boolean;
   /** Called once when a write or fsync fails and the log refuses further writes: the process should restart. */
   readonly onFatal?: (error: Error) => void;
+  /**
+   * Compacts by itself once the references it has not summed yet weigh at least `minReferenceBytes`
+   * and `shareOfRest` times the rest of the log (see compact()). Absent: only when asked.
+   */
+  readonly autoCompact?: { readonly minReferenceBytes: number; readonly shareOfRest: number };
+  /** Told of each compaction once it is in place (the projection's event index follows it). */
+  readonly onCompacted?: (compaction: LogCompaction) => void;
 }
+
+/** What a compaction changed. */
+export interface LogCompaction {
+  /** Events the log no longer holds: references summed into a later event. */
+  readonly removed: readonly RemovedEvent[];
+  /** The events that sum them, each at the seq of its pool's last reference it replaced. */
+  readonly summaries: readonly EventOf<'memory.referenced'>[];
+  readonly bytesBefore: number;
+  readonly bytesAfter: number;
+}
+
+/** The default of `autoCompact` in the memory service: a log of heavy search use stays within ~1.25x of what it holds besides references. */
+export const AUTO_COMPACT = { minReferenceBytes: 256 * 1024, shareOfRest: 0.25 } as const;
 
 /**
  * The append-only event log, the file-backed `EventStore`: NDJSON segment files named by their
@@ -43,6 +65,13 @@ export class EventLog extends EventLogReader implements EventStore {
   private tail: Promise<unknown> = Promise.resolve();
   private failure: Error | null = null;
   private closed = false;
+  /** The last segment takes no more appends: the next one starts a new segment (set when a compaction seals it). */
+  private sealed = false;
+  /** Counts redactions, so a compaction prepared meanwhile (from the lines before) is dropped. */
+  private redactions = 0;
+  private compacting: Promise<LogCompaction | null> | null = null;
+  private autoCompact: EventLogOptions['autoCompact'];
+  private onCompacted: EventLogOptions['onCompacted'];
 
   private constructor(
     private readonly dir: string,
@@ -61,6 +90,8 @@ export class EventLog extends EventLogReader implements EventStore {
     const { segments, purged } = scanEventLog(options.dir, options.logger, options.readOnly === true);
     const log = new EventLog(options.dir, options.logger, segments, options.segmentMaxBytes ?? DEFAULT_SEGMENT_MAX_BYTES);
     log.onFatal = options.onFatal;
+    log.autoCompact = options.autoCompact;
+    log.onCompacted = options.onCompacted;
     if (options.readOnly) {
       log.closed = true;
       return log;
@@ -90,6 +121,7 @@ export class EventLog extends EventLogReader implements EventStore {
    */
   redact(ids: ReadonlySet<string>): Promise<number> {
     return this.serially(async () => {
+      this.redactions += 1;
       let rewritten = 0;
       for (const segment of this.segments) {
         const isActive = segment === this.segments.at(-1);
@@ -102,9 +134,37 @@ export class EventLog extends EventLogReader implements EventStore {
     });
   }
 
+  /**
+   * Sums the references of the log: seals the active segment, then rewrites the sealed segments from
+   * the first that holds references not summed yet (merged with the compacted one before it while
+   * that is small) into one, where each pool's references are one memory.referenced event with each
+   * entry's count and last time (see event-log-compaction.ts). Every other line stays as it was; the
+   * rewrite is a temp file, fsync, rename, and the segments it replaced are removed (one that a crash
+   * leaves behind is removed at the next start). Appends go on meanwhile; a redaction meanwhile
+   * drops the result (the next compaction redoes it). Resolves with what changed, or null.
+   */
+  compact(): Promise<LogCompaction | null> {
+    this.compacting ??= this.compactOnce().finally(() => {
+      this.compacting = null;
+    });
+    return this.compacting;
+  }
+
+  /** Bytes of the log, and of its memory.referenced lines that are not summed yet. */
+  get size(): { readonly bytes: number; readonly referenceBytes: number } {
+    let bytes = 0;
+    let referenceBytes = 0;
+    for (const segment of this.segments) {
+      bytes += segment.size;
+      referenceBytes += segment.referenceBytes;
+    }
+    return { bytes, referenceBytes };
+  }
+
   /** Waits for the append in progress, then closes the file. Further appends are refused. */
   async close(): Promise<void> {
     this.closed = true;
+    await this.compacting?.catch(() => undefined);
     await this.serially(async () => {
       await this.closeActive();
     });
@@ -131,10 +191,14 @@ export class EventLog extends EventLogReader implements EventStore {
         written += bytesWritten;
       }
       let offset = segment.size;
-      for (const line of lines) {
+      lines.forEach((line, index) => {
+        const length = Buffer.byteLength(line);
         segment.offsets.push(offset);
-        offset += Buffer.byteLength(line);
-      }
+        // A compacted segment (it has gaps) is the active one again after a restart: its lines name their seqs.
+        segment.seqs?.push(firstSeq + index);
+        if (placed[index]?.type === 'memory.referenced') segment.referenceBytes += length;
+        offset += length;
+      });
       segment.size = offset;
     } catch (error) {
       this.failure = error instanceof Error ? error : new Error(String(error));
@@ -143,15 +207,62 @@ export class EventLog extends EventLogReader implements EventStore {
       throw this.failure;
     }
     this.durableSeq = firstSeq + placed.length - 1;
+    if (this.autoCompact && !this.compacting) {
+      const { bytes, referenceBytes } = this.size;
+      const { minReferenceBytes, shareOfRest } = this.autoCompact;
+      if (referenceBytes >= minReferenceBytes && referenceBytes >= shareOfRest * (bytes - referenceBytes)) {
+        // Not awaited: the compaction waits for this append to finish, and the writer must not wait for it.
+        void this.compact().catch((error: unknown) => this.logger.error({ err: error }, 'compacting the event log failed; the next append retries'));
+      }
+    }
     return placed;
+  }
+
+  private async compactOnce(): Promise<LogCompaction | null> {
+    const plan = await this.serially(async () => {
+      if (this.closed || this.failure) return null;
+      const last = this.segments.at(-1);
+      if (last && last.offsets.length > 0 && !this.sealed) {
+        await this.closeActive();
+        this.sealed = true;
+      }
+      const sealed = this.segments.filter((segment) => segment.offsets.length > 0 && (segment !== last || this.sealed));
+      let start = sealed.findIndex((segment) => segment.referenceBytes > 0);
+      if (start === -1) return null;
+      const before = sealed[start - 1];
+      if (before?.compacted && before.size < this.segmentMaxBytes / 2) start -= 1;
+      return { group: sealed.slice(start), redactions: this.redactions };
+    });
+    if (!plan) return null;
+    const { group } = plan;
+    const bytesBefore = this.size.bytes;
+    const result = await compactGroup(group, this.eventsAfter(0));
+    return this.serially(async () => {
+      if (this.redactions !== plan.redactions || this.closed || this.failure) {
+        rmSync(result.tempPath, { force: true });
+        return null;
+      }
+      renameSync(result.tempPath, result.segment.path);
+      for (const segment of group.slice(1)) rmSync(segment.path, { force: true });
+      fsyncPath(this.dir);
+      this.segments.splice(this.segments.indexOf(group[0] as Segment), group.length, result.segment);
+      const compaction: LogCompaction = { removed: result.removed, summaries: result.summaries, bytesBefore, bytesAfter: this.size.bytes };
+      this.logger.info(
+        { segments: group.length, removed: compaction.removed.length, bytesBefore, bytesAfter: compaction.bytesAfter },
+        'summed the references of the event log',
+      );
+      this.onCompacted?.(compaction);
+      return compaction;
+    });
   }
 
   private async segmentFor(bytes: number, firstSeq: number): Promise<Segment> {
     const current = this.segments.at(-1);
-    if (current && (current.size === 0 || current.size + bytes <= this.segmentMaxBytes)) return current;
+    if (current && !this.sealed && (current.size === 0 || current.size + bytes <= this.segmentMaxBytes)) return current;
     await this.closeActive();
+    this.sealed = false;
     const name = segmentName(firstSeq);
-    const segment: Segment = { name, path: join(this.dir, name), firstSeq, offsets: [], size: 0 };
+    const segment: Segment = { name, path: join(this.dir, name), firstSeq, offsets: [], size: 0, referenceBytes: 0, compacted: false };
     writeFileSync(segment.path, '', { flag: 'wx' });
     fsyncPath(this.dir);
     this.segments.push(segment);

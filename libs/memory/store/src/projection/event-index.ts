@@ -16,6 +16,13 @@ CREATE TABLE IF NOT EXISTS memory_events (
 INSERT OR IGNORE INTO meta (key, value) VALUES ('events_indexed_seq', 0);
 `;
 
+/** An event a compaction of the log removed (its references are summed into a later event). */
+export interface RemovedEvent {
+  readonly seq: number;
+  readonly pool: string;
+  readonly ids: readonly string[];
+}
+
 export interface EventSeqQuery {
   readonly pool: string;
   /** Only the events about this entry. */
@@ -36,6 +43,8 @@ export class EventIndex {
     this.statements = {
       addPool: db.prepare<[string, number]>('INSERT OR IGNORE INTO pool_events (pool, seq) VALUES (?, ?)'),
       addMemory: db.prepare<[string, string, number]>('INSERT OR IGNORE INTO memory_events (pool, memory_id, seq) VALUES (?, ?, ?)'),
+      removePool: db.prepare<[string, number]>('DELETE FROM pool_events WHERE pool = ? AND seq = ?'),
+      removeMemory: db.prepare<[string, string, number]>('DELETE FROM memory_events WHERE pool = ? AND memory_id = ? AND seq = ?'),
       ofPool: db.prepare<[string, number, number], { seq: number }>('SELECT seq FROM pool_events WHERE pool = ? AND seq > ? ORDER BY seq LIMIT ?'),
       ofMemory: db.prepare<[string, string, number, number], { seq: number }>(
         'SELECT seq FROM memory_events WHERE pool = ? AND memory_id = ? AND seq > ? ORDER BY seq LIMIT ?',
@@ -50,14 +59,15 @@ export class EventIndex {
   }
 
   /**
-   * Indexes the events that directly follow the last indexed one; call inside the transaction that
-   * applies them. Others are skipped: already indexed, or beyond a gap that only a database made
-   * before the index existed has, and which `backfillEventIndex` fills from the log at start.
+   * Indexes the events after seq `after`, where the index must stand; call inside the transaction
+   * that applies them. Skipped while the index is behind (a database made before it existed, which
+   * `backfillEventIndex` fills from the log at start).
    */
-  add(events: readonly MemoryEvent[]): void {
+  add(events: readonly MemoryEvent[], after: number): void {
+    if (this.indexedSeqValue !== after) return;
     const before = this.indexedSeqValue;
     for (const event of events) {
-      if (event.seq !== this.indexedSeqValue + 1) continue;
+      if (event.seq <= this.indexedSeqValue) continue;
       this.statements.addPool.run(event.pool, event.seq);
       for (const id of new Set(affectedIds(event))) this.statements.addMemory.run(event.pool, id, event.seq);
       this.indexedSeqValue = event.seq;
@@ -67,7 +77,23 @@ export class EventIndex {
 
   /** Indexes events the database already holds, in a transaction of their own (see backfillEventIndex). */
   backfill(events: readonly MemoryEvent[]): void {
-    this.db.transaction(() => this.add(events)).immediate();
+    this.db.transaction(() => this.add(events, this.indexedSeqValue)).immediate();
+  }
+
+  /** A compaction of the log removed these seqs and wrote these events in place of others: the index follows. */
+  noteCompaction(removed: readonly RemovedEvent[], summaries: readonly MemoryEvent[]): void {
+    this.db
+      .transaction(() => {
+        for (const { seq, pool, ids } of removed) {
+          this.statements.removePool.run(pool, seq);
+          for (const id of new Set(ids)) this.statements.removeMemory.run(pool, id, seq);
+        }
+        for (const event of summaries) {
+          if (event.seq > this.indexedSeqValue) continue;
+          for (const id of new Set(affectedIds(event))) this.statements.addMemory.run(event.pool, id, event.seq);
+        }
+      })
+      .immediate();
   }
 
   /** After a failed transaction: the index is what the database holds. */

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3-multiple-ciphers';
-import { affectedIds, changesOf, type MemoryEntry, type MemoryEvent } from '@engram/domain';
+import { affectedIds, changesOf, referencesOf, type MemoryEntry, type MemoryEvent } from '@engram/domain';
 import { openDatabase, type DatabaseOptions } from '../database/database.js';
 import { DatabaseMeta } from '../database/database-meta.js';
 import { EventIndex } from './event-index.js';
@@ -61,8 +61,8 @@ export class Projection {
          WHERE id = @id`,
       ),
       // changesOf's memory.referenced, as one statement per id (see applyOne).
-      reference: db.prepare<[string, string, string]>(
-        'UPDATE memories SET last_referenced = ?, reference_count = reference_count + 1 WHERE id = ? AND pool = ?',
+      reference: db.prepare<[string, number, string, string]>(
+        'UPDATE memories SET last_referenced = ?, reference_count = reference_count + ? WHERE id = ? AND pool = ?',
       ),
       delete: db.prepare<[string]>('DELETE FROM memories WHERE id = ?'),
       touchPool: db.prepare<[string, number]>(
@@ -95,17 +95,16 @@ export class Projection {
     try {
       this.db
         .transaction(() => {
+          const from = this.lastSeqValue;
+          // Seqs rise; a gap is references a compaction summed into a later event (the log's scan checks that).
           for (const event of events) {
             if (event.seq <= this.lastSeqValue) continue;
-            if (event.seq !== this.lastSeqValue + 1) {
-              throw new Error(`projection at seq ${this.lastSeqValue} cannot apply seq ${event.seq}: events are missing`);
-            }
+            this.tombstones.note(event, this.lastSeqValue);
             this.applyOne(event, applied);
-            this.tombstones.note(event);
             poolSeqs.set(event.pool, event.seq);
             this.lastSeqValue = event.seq;
           }
-          this.eventIndex.add(events);
+          this.eventIndex.add(events, from);
           this.tombstones.save();
           for (const [pool, seq] of poolSeqs) this.statements.touchPool.run(pool, seq);
           this.meta.set('last_seq', this.lastSeqValue);
@@ -125,7 +124,7 @@ export class Projection {
       // Every search that records references makes one of these, so they are most of the log; read
       // no row and build no entry for them. Same effect as changesOf (each id once, only entries of
       // the event's pool), held to it by the replay property test; nothing a flat file shows changes.
-      for (const id of new Set(event.data.ids)) this.statements.reference.run(event.at, id, event.pool);
+      referencesOf(event).forEach(({ count, at }, id) => this.statements.reference.run(at, count, id, event.pool));
       return;
     }
     const before = new Map<string, MemoryEntry | undefined>();

@@ -62,9 +62,13 @@ export class PurgeTombstones {
     return this.coveredSeqValue;
   }
 
-  /** Records the purges among events that directly follow the last covered one; call inside the applying transaction, event by event. */
-  note(event: MemoryEvent): void {
-    if (event.seq !== this.coveredSeqValue + 1) return;
+  /**
+   * Records a purge among the events; call inside the applying transaction, event by event, with the
+   * seq the database was at before it. Skipped while the tombstones are behind the database (one made
+   * before they existed: backfilled at start).
+   */
+  note(event: MemoryEvent, previous: number): void {
+    if (this.coveredSeqValue !== previous || event.seq <= previous) return;
     if (event.type === 'memory.purged') {
       this.statements.addId.run(event.data.id, event.pool);
       this.ids.add(event.data.id);
@@ -85,7 +89,7 @@ export class PurgeTombstones {
   backfill(events: readonly MemoryEvent[]): void {
     this.db
       .transaction(() => {
-        for (const event of events) this.note(event);
+        for (const event of events) this.note(event, this.coveredSeqValue);
         this.save();
       })
       .immediate();
