@@ -1,16 +1,16 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { MemoryPattern } from '@engram/contracts';
+import { MemoryPattern, readInternalToken } from '@engram/contracts';
 import { because, filesContaining, treeDigest } from '@engram/testing';
 import { repoRoot } from '../support/compose.js';
 import { freePort } from '../support/ports.js';
 import { startRedis, type TestRedis } from '../support/redis.js';
 import { startService } from '../support/service-process.js';
-import { startMemory } from '../support/stack.js';
+import { startGateway, startMemory } from '../support/stack.js';
 
 const run = promisify(execFile);
 const cli = join(repoRoot, 'apps/memory/dist/cli.js');
@@ -58,7 +58,7 @@ describe('the memory service and ENGRAM_ENCRYPTION_KEY, as real processes', () =
     expect((await keygen()).trim()).not.toBe(key);
   });
 
-  it('writes engram.db encrypted with the key from a file, and refuses a missing or wrong key in one line without changing a file', async () => {
+  it('writes engram.db, the flat files and the internal token sealed with the key from a file, and refuses a missing or wrong key in one line without changing a file', async () => {
     const dataDir = join(home, 'encrypted');
     const keyFile = join(home, 'engram.key');
     writeFileSync(keyFile, `${key}\n`, { mode: 0o600 });
@@ -69,8 +69,19 @@ describe('the memory service and ENGRAM_ENCRYPTION_KEY, as real processes', () =
     } finally {
       await client.close();
     }
+    // The gateway reads the sealed token with the same key: memory answers its readiness check.
+    const gateway = await startGateway({ REDIS_URL: redis.url, ENGRAM_ENCRYPTION_KEY_FILE: keyFile, ...memory.clientEnv });
+    try {
+      const ready = await fetch(`${gateway.url}/readyz`);
+      expect(await ready.json()).toMatchObject({ checks: { memory: 'up' } });
+    } finally {
+      await gateway.stop();
+    }
     await memory.stop({ keepData: true });
-    expect(filesContaining(dataDir, TOKEN).filter((path) => path.startsWith('engram.db'))).toEqual([]);
+    // The log is sealed by a later step of issue 23.
+    expect(filesContaining(dataDir, TOKEN).filter((path) => !path.startsWith('events/'))).toEqual([]);
+    expect(readFileSync(join(dataDir, 'internal-token')).subarray(0, 17).toString()).toBe('engram-sealed-v1\n');
+    expect(() => readInternalToken(dataDir)).toThrow('internal-token is encrypted and no key is set');
 
     const before = treeDigest(dataDir);
     expect(await refusedStart(dataDir, {}, redis)).toBe(

@@ -25,7 +25,12 @@ function runbookCommands(section: string): string[] {
     .filter((line) => line !== '' && !line.startsWith('#'));
 }
 
-describe('ops/RECOVERY.md, followed word for word', () => {
+const KEY = '7d1f0c9a4be2385e6a0f1d2c3b4a59687786950a4b3c2d1e0f1a2b3c4d5e6f70';
+
+describe.each([
+  ['', {}],
+  [' on an encrypted data dir, with ENGRAM_ENCRYPTION_KEY set', { ENGRAM_ENCRYPTION_KEY: KEY }],
+])('ops/RECOVERY.md, followed word for word%s', (_, keyEnv: Record<string, string>) => {
   let redis: TestRedis | undefined;
   let memory: RunningMemory | undefined;
   let home: string | undefined;
@@ -44,7 +49,7 @@ describe('ops/RECOVERY.md, followed word for word', () => {
     symlinkSync(join(repoRoot, 'node_modules'), join(home, 'node_modules'));
     mkdirSync(join(home, 'data'));
     redis = await startRedis();
-    memory = await startMemory({ REDIS_URL: redis.url }, { dataDir: join(home, 'data') });
+    memory = await startMemory({ REDIS_URL: redis.url, ...keyEnv }, { dataDir: join(home, 'data') });
     const client = memory.client(10_000);
     const ids: string[] = [];
     try {
@@ -78,7 +83,7 @@ describe('ops/RECOVERY.md, followed word for word', () => {
     try {
       const { stdout } = await run('sh', ['-c', command], {
         cwd,
-        env: { PATH: process.env['PATH'] ?? '', HOME: cwd, npm_config_yes: 'false' },
+        env: { PATH: process.env['PATH'] ?? '', HOME: cwd, npm_config_yes: 'false', ...keyEnv },
         timeout: 60_000,
       });
       return { code: 0, output: stdout };
@@ -100,6 +105,7 @@ describe('ops/RECOVERY.md, followed word for word', () => {
     }
     const exported = await sh(cwd, 'npx engram export --pool default --format json');
     for (const id of ids) expect(exported.output).toContain(id);
+    expect(exported.output).toContain('I prefer short answers');
   });
 
   it('2. a damaged log is replaced by one rebuilt from the flat files by import-flat', async () => {
@@ -116,5 +122,6 @@ describe('ops/RECOVERY.md, followed word for word', () => {
     }
     const exported = await sh(cwd, 'npx engram export --pool default --format json');
     for (const id of ids) expect(exported.output).toContain(id);
+    expect(exported.output).toContain('I prefer short answers');
   });
 });

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { loadConfig } from '@engram/config';
 import { InternalTokenSource, MemoryClient } from '@engram/contracts';
 import { freePort } from './ports.js';
 import { startService, type ServiceProcess, type StartOptions } from './service-process.js';
@@ -27,6 +28,11 @@ export async function startMemory(
   options: StartOptions & { dataDir?: string } = {},
 ): Promise<RunningMemory> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'engram-data-'));
+  // With ENGRAM_ENCRYPTION_KEY(_FILE) the token file is sealed: the test's client reads it with the key, as the gateway does.
+  const { encryptionKey } = loadConfig({
+    ENGRAM_ENCRYPTION_KEY: env['ENGRAM_ENCRYPTION_KEY'],
+    ENGRAM_ENCRYPTION_KEY_FILE: env['ENGRAM_ENCRYPTION_KEY_FILE'],
+  });
   const port = await freePort();
   const healthPort = await freePort();
   const process = await startService(
@@ -46,7 +52,8 @@ export async function startMemory(
     port,
     healthPort,
     clientEnv: { MEMORY_HOST: '127.0.0.1', MEMORY_PORT: String(port), ENGRAM_DATA_DIR: dataDir },
-    client: (timeoutMs) => MemoryClient.connect({ host: '127.0.0.1', port, timeoutMs, token: new InternalTokenSource(undefined, dataDir) }),
+    client: (timeoutMs) =>
+      MemoryClient.connect({ host: '127.0.0.1', port, timeoutMs, token: new InternalTokenSource(undefined, dataDir, encryptionKey) }),
     stop: async ({ keepData = false } = {}) => {
       await process.stop();
       if (!keepData && !options.dataDir) rmSync(dataDir, { recursive: true, force: true });

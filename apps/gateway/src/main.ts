@@ -53,7 +53,7 @@ async function bootstrap(): Promise<void> {
     host: config.memory.host,
     port: config.memory.port,
     timeoutMs: config.memory.rpcTimeoutMs,
-    token: new InternalTokenSource(config.internalToken, config.dataDir),
+    token: new InternalTokenSource(config.internalToken, config.dataDir, config.encryptionKey),
   });
   const redis = createFailFastRedis(config.redisUrl);
   const cache = new GatewayTier1Cache(memoryClient, { ttlMs: TIER1_TTL_MS });

@@ -48,7 +48,10 @@ export class AppModule {
         { provide: EMBEDDING_MODEL, useValue: dependencies.embeddingModel },
         InternalTokenGuard,
         OperatorAccessGuard,
-        { provide: EXTRACTION_SPOOL, useValue: new ExtractionSpool(join(dependencies.config.dataDir, 'spool', 'extract')) },
+        {
+          provide: EXTRACTION_SPOOL,
+          useValue: new ExtractionSpool(join(dependencies.config.dataDir, 'spool', 'extract'), undefined, dependencies.config.encryptionKey),
+        },
         JobQueueRepository,
         ChangePublisherRepository,
         OutboxService,

@@ -38,7 +38,7 @@ async function bootstrap(): Promise<void> {
       : {}),
   });
   const redis = createFailFastRedis(config.redisUrl);
-  const internalToken = ensureInternalToken(config.internalToken, config.dataDir);
+  const internalToken = ensureInternalToken(config.internalToken, config.dataDir, config.encryptionKey);
 
   const app = await NestFactory.create<NestFastifyApplication>(
     AppModule.register({ config, logger, memory, redis, metrics, internalToken, embeddingModel: embedder?.model ?? null }),

@@ -16,9 +16,12 @@ export class OperatorAccessGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
     const request = context.switchToHttp().getRequest<FastifyRequest>();
     // The data dir's token is read on each request: memory writes it on its first start, maybe after ours.
-    const internalToken = this.config.internalToken ?? readInternalToken(this.config.dataDir);
+    const internalToken = this.config.internalToken ?? readInternalToken(this.config.dataDir, this.config.encryptionKey);
     if (operatorMayRead(request.headers.authorization, { internalToken, metricsToken: this.config.metricsToken })) return true;
-    this.logger.warn({ path: request.url.split('?', 1)[0], remote: request.ip }, 'worker operator request refused: no valid internal token or METRICS_TOKEN');
+    this.logger.warn(
+      { path: request.url.split('?', 1)[0], remote: request.ip },
+      'worker operator request refused: no valid internal token or METRICS_TOKEN',
+    );
     throw new HttpException(OPERATOR_ACCESS_REFUSED, 401);
   }
 }

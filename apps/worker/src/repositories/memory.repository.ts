@@ -13,7 +13,7 @@ export function createMemoryClient(config: EngramConfig): MemoryClient {
     host: config.memory.host,
     port: config.memory.port,
     timeoutMs: config.memory.rpcTimeoutMs,
-    token: new InternalTokenSource(config.internalToken, config.dataDir),
+    token: new InternalTokenSource(config.internalToken, config.dataDir, config.encryptionKey),
   });
 }
 

@@ -1,7 +1,14 @@
-import { createHmac, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import { inspect } from 'node:util';
 
 const KEY_BYTES = 32;
+const NONCE_BYTES = 12;
+const TAG_BYTES = 16;
+
+/** A sealed text failed its authentication: another key, or changed bytes (or moved: its associated data differs). */
+export class UnsealError extends Error {
+  override name = 'UnsealError';
+}
 
 /**
  * The at-rest key (ENGRAM_ENCRYPTION_KEY): 32 random bytes, written as 64 hex digits or base64.
@@ -12,6 +19,7 @@ const KEY_BYTES = 32;
  */
 export class EncryptionKey {
   readonly #bytes: Buffer;
+  #sealing: Buffer | undefined;
 
   private constructor(bytes: Buffer) {
     this.#bytes = bytes;
@@ -38,9 +46,37 @@ export class EncryptionKey {
     return `x'${this.#bytes.toString('hex')}'`;
   }
 
-  /** The key for what Engram seals itself (AES-256-GCM), derived so that it differs from the database key. */
-  sealingKey(): Buffer {
-    return Buffer.from(hkdfSync('sha256', this.#bytes, Buffer.alloc(0), 'engram at-rest sealing v1', KEY_BYTES));
+  /**
+   * AES-256-GCM with a fresh random nonce: `nonce (12) | ciphertext | tag (16)`. `associatedData`
+   * (where the bytes belong: a file's place, an event's id, pool and seq) is authenticated, not
+   * stored: bytes moved elsewhere fail to open. The key is derived from the configured one (HKDF),
+   * so it is never the SQLCipher key.
+   */
+  seal(plaintext: Uint8Array, associatedData: string): Buffer {
+    const nonce = randomBytes(NONCE_BYTES);
+    const cipher = createCipheriv('aes-256-gcm', this.sealingKey(), nonce);
+    cipher.setAAD(Buffer.from(associatedData));
+    const body = Buffer.concat([cipher.update(plaintext), cipher.final()]);
+    return Buffer.concat([nonce, body, cipher.getAuthTag()]);
+  }
+
+  /** The plaintext of `seal`'s output; throws UnsealError for another key, changed bytes or other associated data. */
+  open(sealed: Uint8Array, associatedData: string): Buffer {
+    if (sealed.length < NONCE_BYTES + TAG_BYTES) throw new UnsealError('sealed bytes too short');
+    const bytes = Buffer.from(sealed.buffer, sealed.byteOffset, sealed.byteLength);
+    const decipher = createDecipheriv('aes-256-gcm', this.sealingKey(), bytes.subarray(0, NONCE_BYTES));
+    decipher.setAAD(Buffer.from(associatedData));
+    decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES));
+    try {
+      return Buffer.concat([decipher.update(bytes.subarray(NONCE_BYTES, bytes.length - TAG_BYTES)), decipher.final()]);
+    } catch {
+      throw new UnsealError('the sealed bytes do not open with this key (another key, or changed or moved bytes)');
+    }
+  }
+
+  private sealingKey(): Buffer {
+    this.#sealing ??= Buffer.from(hkdfSync('sha256', this.#bytes, Buffer.alloc(0), 'engram at-rest sealing v1', KEY_BYTES));
+    return this.#sealing;
   }
 
   /** A fingerprint of the key, stored beside encrypted data: the same key gives the same id. */

@@ -1,2 +1,3 @@
 export * from './config.js';
 export * from './encryption-key.js';
+export * from './at-rest-file.js';

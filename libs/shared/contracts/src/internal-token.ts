@@ -1,12 +1,14 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { type EncryptionKey, openFile, sealFile } from '@engram/config';
 
 /**
  * The shared secret of the memory RPC channel (ENGRAM_INTERNAL_TOKEN). Every call carries it in
  * the packet's metadata (out of band: payloads stay the contract's types); memory refuses a call
  * without it. Unset, memory generates one into `$ENGRAM_DATA_DIR/internal-token` (mode 0600) on
- * its first start, and the gateway, the worker, the CLI and the tests read it from there.
+ * its first start, and the gateway, the worker, the CLI and the tests read it from there. With an
+ * at-rest key (ENGRAM_ENCRYPTION_KEY) the file is sealed, and every reader needs the key.
  */
 export const INTERNAL_TOKEN_FILE = 'internal-token';
 export const INTERNAL_TOKEN_METADATA_KEY = 'engramInternalToken';
@@ -16,14 +18,18 @@ export function internalTokenPath(dataDir: string): string {
 }
 
 /** The token in the data dir, or undefined when memory has not written one (yet). */
-export function readInternalToken(dataDir: string): string | undefined {
+export function readInternalToken(dataDir: string, key: EncryptionKey | null = null): string | undefined {
+  let stored: Buffer;
   try {
-    const token = readFileSync(internalTokenPath(dataDir), 'utf8').trim();
-    return token === '' ? undefined : token;
+    stored = readFileSync(internalTokenPath(dataDir));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
+  // A token file being linked into place is never partial; an empty one is treated as absent, as before.
+  if (stored.length === 0) return undefined;
+  const token = openFile(stored, key, INTERNAL_TOKEN_FILE).toString('utf8').trim();
+  return token === '' ? undefined : token;
 }
 
 /**
@@ -31,19 +37,19 @@ export function readInternalToken(dataDir: string): string | undefined {
  * written there. Written to a temp file and linked into place, so a reader never sees half a
  * token and two starts never write two different ones.
  */
-export function ensureInternalToken(configured: string | undefined, dataDir: string): string {
+export function ensureInternalToken(configured: string | undefined, dataDir: string, key: EncryptionKey | null = null): string {
   if (configured) return configured;
-  const existing = readInternalToken(dataDir);
+  const existing = readInternalToken(dataDir, key);
   if (existing) return existing;
   const token = randomBytes(32).toString('hex');
   const temp = `${internalTokenPath(dataDir)}.${process.pid}.tmp`;
-  writeFileSync(temp, `${token}\n`, { mode: 0o600 });
+  writeFileSync(temp, sealFile(Buffer.from(`${token}\n`), key, INTERNAL_TOKEN_FILE), { mode: 0o600 });
   try {
     linkSync(temp, internalTokenPath(dataDir));
     return token;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    const winner = readInternalToken(dataDir);
+    const winner = readInternalToken(dataDir, key);
     if (!winner) throw error;
     return winner;
   } finally {
@@ -72,11 +78,12 @@ export class InternalTokenSource {
   constructor(
     private readonly configured: string | undefined,
     private readonly dataDir: string,
+    private readonly key: EncryptionKey | null = null,
   ) {}
 
   current(): string | undefined {
     if (this.configured) return this.configured;
-    this.cached ??= readInternalToken(this.dataDir);
+    this.cached ??= readInternalToken(this.dataDir, this.key);
     return this.cached;
   }
 

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { EncryptionKey } from '@engram/config';
@@ -6,6 +6,7 @@ import type { Embedder } from '@engram/embeddings';
 import { vectorToBase64 } from '@engram/embeddings';
 import { ClusteredVectors, filesContaining, filesUnder, silentLogger, tempDataDir, treeDigest } from '@engram/testing';
 import { backupDataDir } from './backup.js';
+import { importFlatFiles } from './import-flat.js';
 import { ENCRYPTION_MARKER_FILE, EncryptionKeyError } from './data-dir-encryption.js';
 import type { MemoryService } from '../writes/memory-service.js';
 import { openMemoryService } from './open-memory-service.js';
@@ -48,7 +49,8 @@ async function storeToken(service: MemoryService): Promise<string> {
 }
 
 const isDatabaseFile = (path: string): boolean => /\.db(-wal)?$/.test(path);
-const databaseFilesWithToken = (root: string): string[] => filesContaining(root, TOKEN).filter(isDatabaseFile);
+/** The files that hold the token in the clear; the event log is sealed by a later step of issue 23. */
+const filesWithToken = (root: string): string[] => filesContaining(root, TOKEN).filter((path) => !path.startsWith('events/'));
 /** Database files that SQLite (or `strings`) reads without a key: vectors.db holds no text, but vectors say much of it. */
 const plaintextDatabaseFiles = (root: string): string[] =>
   [...filesUnder(root)]
@@ -62,13 +64,13 @@ async function expectRefused(attempt: () => Promise<unknown>, message: string): 
 }
 
 describe('a data dir with ENGRAM_ENCRYPTION_KEY', () => {
-  it('keeps memory out of engram.db and vectors.db (the keyless twin has it there), and reads it back with the key', async () => {
+  it('keeps memory out of engram.db, vectors.db and the flat files (the keyless twin has it there), and reads it back with the key', async () => {
     const plain = tempDataDir();
     try {
       const keyless = await open(null, plain.path);
       await storeToken(keyless);
       await keyless.close();
-      expect(databaseFilesWithToken(plain.path)).toEqual(['engram.db']);
+      expect(filesWithToken(plain.path)).toEqual(['engram.db', 'pools/home/MEMORY.md']);
       expect(plaintextDatabaseFiles(plain.path)).toEqual(['engram.db', 'vectors.db']);
     } finally {
       plain.remove();
@@ -77,7 +79,7 @@ describe('a data dir with ENGRAM_ENCRYPTION_KEY', () => {
     const service = await open(key);
     const id = await storeToken(service);
     await service.close();
-    expect(databaseFilesWithToken(dir.path)).toEqual([]);
+    expect(filesWithToken(dir.path)).toEqual([]);
     expect(existsSync(join(dir.path, 'vectors.db'))).toBe(true);
     expect(plaintextDatabaseFiles(dir.path)).toEqual([]);
     const marker = readFileSync(join(dir.path, ENCRYPTION_MARKER_FILE), 'utf8');
@@ -98,7 +100,25 @@ describe('a data dir with ENGRAM_ENCRYPTION_KEY', () => {
     }
     expect(await replayDataDir(dir.path, silentLogger(), { encryptionKey: key })).toMatchObject({ memoriesRebuilt: 2 });
     expect(await verifyDataDir(dir.path, silentLogger(), { encryptionKey: key })).toMatchObject({ ok: true, memories: 2 });
-    expect(databaseFilesWithToken(dir.path)).toEqual([]);
+    expect(filesWithToken(dir.path)).toEqual([]);
+  });
+
+  it('recovers a pool from its sealed flat files with the key (RECOVERY.md, "the log is lost")', async () => {
+    const service = await open(key);
+    const id = await storeToken(service);
+    await service.close();
+    for (const lost of ['events', 'engram.db', 'engram.db-wal', 'engram.db-shm']) rmSync(join(dir.path, lost), { recursive: true, force: true });
+    await expect(importFlatFiles(dir.path, 'home', silentLogger())).rejects.toThrow(
+      'pools/home/USER.md is encrypted and no key is set: set ENGRAM_ENCRYPTION_KEY (or ENGRAM_ENCRYPTION_KEY_FILE)',
+    );
+    expect(await importFlatFiles(dir.path, 'home', silentLogger(), { encryptionKey: key })).toMatchObject({ stored: 2, skipped: [] });
+    const back = await open(key);
+    try {
+      expect((await back.get({ pool: 'home', id })).content).toBe(`my locker code is ${TOKEN}`);
+    } finally {
+      await back.close();
+    }
+    expect(filesWithToken(dir.path)).toEqual([]);
   });
 
   it('refuses a missing or wrong key in one line, and no file of the data dir changes', async () => {
@@ -132,7 +152,7 @@ describe('a data dir with ENGRAM_ENCRYPTION_KEY', () => {
     try {
       await backupDataDir(dir.path, target, silentLogger(), { encryptionKey: key });
       await service.close();
-      expect(databaseFilesWithToken(target)).toEqual([]);
+      expect(filesWithToken(target)).toEqual([]);
       expect(plaintextDatabaseFiles(target)).toEqual([]);
       const restored = tempDataDir();
       try {

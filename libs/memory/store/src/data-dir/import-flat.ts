@@ -29,7 +29,7 @@ export async function importFlatFiles(
   options: { readonly encryptionKey?: EncryptionKey | null } = {},
 ): Promise<ImportFlatResult> {
   const pool = validPool(poolName);
-  const files = new FlatFiles(new DataDir(root), () => []).read(pool);
+  const files = new FlatFiles(new DataDir(root), () => [], options.encryptionKey ?? null).read(pool);
   const service = await openMemoryService({ dataDir: root, tier1MaxChars: 400, logger, encryptionKey: options.encryptionKey ?? null });
   let stored = 0;
   let updated = 0;

@@ -98,7 +98,7 @@ export async function openMemoryService(options: MemoryServiceOptions): Promise<
     const { queries, eventIndex } = projection;
     onCompacted = (compaction) => eventIndex.noteCompaction(compaction.removed, compaction.summaries);
     catchUp(projection, log, options.logger);
-    const flatFiles = new FlatFiles(dataDir, (pool) => queries.activeEntries(pool));
+    const flatFiles = new FlatFiles(dataDir, (pool) => queries.activeEntries(pool), key);
     for (const pool of queries.pools()) await flatFiles.refresh(pool);
     const checkpointer = new WalCheckpointer(
       db,

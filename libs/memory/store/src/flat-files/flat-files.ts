@@ -1,6 +1,7 @@
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, writevSync } from 'node:fs';
 import { rename } from 'node:fs/promises';
 import { join } from 'node:path';
+import { type EncryptionKey, openFile, sealFile } from '@engram/config';
 import { MEMORY_TYPES, type MemoryEntry, type MemoryType } from '@engram/domain';
 import type { DataDir } from '../data-dir/data-dir.js';
 import { FLAT_FILES, FLAT_SEPARATOR_LINE, flatFileParts, parseFlatFile, renderFlatBlock, type FlatEntry } from './flat-file-format.js';
@@ -34,7 +35,8 @@ interface PoolFiles {
  * Each pool's rendered blocks are kept in memory and patched from the applied changes, so a render
  * never re-reads the pool and a file whose entries did not change is not rewritten. Renders of one
  * pool are coalesced: a request made while a render runs waits for the one render that starts
- * after it, so a burst of writes costs two renders, not one per write.
+ * after it, so a burst of writes costs two renders, not one per write. With an at-rest key each file
+ * is sealed whole (at-rest-file.ts in @engram/config), its place in the data dir as associated data.
  */
 export class FlatFiles {
   private readonly pools = new Map<string, PoolFiles>();
@@ -43,6 +45,7 @@ export class FlatFiles {
   constructor(
     private readonly dataDir: DataDir,
     private readonly activeEntries: (pool: string) => readonly MemoryEntry[],
+    private readonly key: EncryptionKey | null = null,
   ) {}
 
   /** Patches the in-memory blocks with changes just applied to the database. */
@@ -114,7 +117,9 @@ export class FlatFiles {
     const dir = this.dataDir.poolDir(pool);
     const load = (type: MemoryType) => {
       const path = join(dir, FLAT_FILES[type]);
-      return existsSync(path) ? parseFlatFile(readFileSync(path, 'utf8')) : { entries: [], skipped: [] };
+      return existsSync(path)
+        ? parseFlatFile(openFile(readFileSync(path), this.key, place(pool, type)).toString('utf8'))
+        : { entries: [], skipped: [] };
     };
     return { USER: load('USER'), MEMORY: load('MEMORY') };
   }
@@ -155,7 +160,8 @@ export class FlatFiles {
       else if (blocks.appended.length > 0) blocks.body.push(Buffer.from(blocks.appended.join('')));
       blocks.appended = [];
       if (blocks.body.length > MAX_BODY_CHUNKS) blocks.body = [Buffer.concat(blocks.body)];
-      writeParts(temp, flatFileParts(pool, type, blocks.body));
+      const parts = flatFileParts(pool, type, blocks.body);
+      writeParts(temp, this.key ? [sealFile(Buffer.concat(parts), this.key, place(pool, type))] : parts);
       renames.push(rename(temp, path));
     }
     await Promise.all(renames);
@@ -173,6 +179,11 @@ export class FlatFiles {
     }
     return types;
   }
+}
+
+/** A flat file's path in the data dir: what its sealed bytes are bound to. */
+function place(pool: string, type: MemoryType): string {
+  return `pools/${pool}/${FLAT_FILES[type]}`;
 }
 
 /** Writes the parts in order, each completely, in as few system calls as the kernel allows. */

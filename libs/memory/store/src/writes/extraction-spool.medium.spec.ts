@@ -3,7 +3,8 @@ import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { ExtractionSpool } from './extraction-spool.js';
-import { tempDataDir } from '@engram/testing';
+import { EncryptionKey } from '@engram/config';
+import { filesContaining, tempDataDir } from '@engram/testing';
 import { exchangeIdOf } from '@engram/jobs';
 
 let dir: ReturnType<typeof tempDataDir>;
@@ -34,6 +35,18 @@ describe('ExtractionSpool', () => {
     reopened.remove(exchange('r1').exchangeId);
     expect(new ExtractionSpool(path).list()).toEqual([exchange('r2')]);
     expect(readdirSync(path).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('with an at-rest key seals each file: the text is in no byte, only that key lists it, and a keyless reader deletes nothing', () => {
+    const path = join(dir.path, 'spool');
+    const key = EncryptionKey.parse(EncryptionKey.generate());
+    new ExtractionSpool(path, undefined, key).put(exchange('r1', 'the vault combination is 31-7-12'));
+    expect(filesContaining(path, '31-7-12')).toEqual([]);
+    expect(filesContaining(path, 'build server')).toEqual([]);
+    expect(new ExtractionSpool(path, undefined, key).list()).toEqual([exchange('r1', 'the vault combination is 31-7-12')]);
+    expect(new ExtractionSpool(path).list()).toEqual([]);
+    expect(new ExtractionSpool(path, undefined, EncryptionKey.parse(EncryptionKey.generate())).list()).toEqual([]);
+    expect(new ExtractionSpool(path, undefined, key).size).toBe(1);
   });
 
   it('keeps two exchanges a client sent under one request id apart', () => {

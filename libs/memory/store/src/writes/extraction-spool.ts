@@ -1,6 +1,7 @@
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
+import { AtRestFileError, type EncryptionKey, openFile, sealFile, UnsealError } from '@engram/config';
 import { MemoryError, type SpoolExtractionRequest } from '@engram/contracts';
 import { exchangeIdOf } from '@engram/jobs';
 import { fsyncPath } from '../event-log/fsync.js';
@@ -25,12 +26,14 @@ const MAX_SUGGESTION_CHARS = 4_000;
  * the data dir, bounded in count and size, taken out once its job is enqueued (files and job ids derive
  * from the exchange id, so a file enqueued twice is still one job, and two exchanges that share a
  * client's request id are two files). Not part of the log: the text is kept
- * only until it is handed on, and a purge removes files that hold the purged text.
+ * only until it is handed on, and a purge removes files that hold the purged text. With an at-rest
+ * key each file is sealed (its name as associated data).
  */
 export class ExtractionSpool {
   constructor(
     private readonly dir: string,
     private readonly limits: ExtractionSpoolLimits = DEFAULT_LIMITS,
+    private readonly key: EncryptionKey | null = null,
   ) {}
 
   /** Stores an exchange durably (fsync'd file and directory) before returning. */
@@ -46,7 +49,7 @@ export class ExtractionSpool {
     const temp = join(this.dir, `${name}.tmp`);
     const fd = openSync(temp, 'w');
     try {
-      writeSync(fd, JSON.stringify(item));
+      writeSync(fd, sealFile(Buffer.from(JSON.stringify(item)), this.key, place(name)));
       fsyncSync(fd);
     } finally {
       closeSync(fd);
@@ -61,10 +64,15 @@ export class ExtractionSpool {
     for (const name of this.names()) {
       if (items.length >= limit) break;
       try {
-        const item = JSON.parse(readFileSync(join(this.dir, name), 'utf8')) as Omit<SpooledExchange, 'exchangeId'> & { exchangeId?: string };
+        const item = JSON.parse(openFile(readFileSync(join(this.dir, name)), this.key, place(name)).toString('utf8')) as Omit<
+          SpooledExchange,
+          'exchangeId'
+        > & { exchangeId?: string };
         // Kept before exchanges had ids: its file is named by the request id, which stands in for one.
         items.push({ ...item, exchangeId: item.exchangeId ?? item.requestId });
-      } catch {
+      } catch (error) {
+        // Sealed with another key, or not as the key says: kept for a person to look at, never deleted.
+        if (error instanceof AtRestFileError || error instanceof UnsealError) continue;
         // A file cut short by a crash before its rename never reaches this name; anything else unreadable goes.
         rmSync(join(this.dir, name), { force: true });
       }
@@ -114,6 +122,11 @@ export class ExtractionSpool {
     // The gateway names the exchange (a gateway from before exchange ids did not: named here then, the same way).
     return { ...kept, exchangeId: data.exchangeId ?? exchangeIdOf({ ...kept, exchange: { user: exchange.user, assistant: exchange.assistant } }) };
   }
+}
+
+/** What a spool file's sealed bytes are bound to. */
+function place(name: string): string {
+  return `spool/extract/${name}`;
 }
 
 function fileName(exchangeId: string): string {
