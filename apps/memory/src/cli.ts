@@ -6,6 +6,7 @@
 import { Command, CommanderError } from 'commander';
 import { backupCommand } from './cli/backup.js';
 import { compactCommand } from './cli/compact.js';
+import { decryptCommand, encryptCommand, rekeyCommand } from './cli/convert.js';
 import { exportCommand } from './cli/export.js';
 import { importFlatCommand } from './cli/import-flat.js';
 import { keygenCommand } from './cli/keygen.js';
@@ -36,6 +37,9 @@ for (const command of [
   backupCommand(),
   restoreCommand(),
   keygenCommand(),
+  encryptCommand(),
+  decryptCommand(),
+  rekeyCommand(),
 ]) {
   program.addCommand(command.exitOverride());
 }

@@ -12,6 +12,8 @@ export { restoreDataDir, type RestoreReport } from './data-dir/restore.js';
 export { compactDataDir, replayDataDir, verifyDataDir, type CompactResult, type ReplayResult, type VerifyResult } from './data-dir/rebuild.js';
 export { importFlatFiles, type ImportFlatResult } from './data-dir/import-flat.js';
 export { ReadOnlyDataDir } from './data-dir/read-only-data-dir.js';
+export { convertDataDir, type Conversion, type ConversionResult } from './data-dir/data-dir-conversion.js';
+export { EncryptionKeyError } from './data-dir/data-dir-encryption.js';
 export type { PoolStats } from './projection/pool-stats.js';
 export { HybridSearch, type HybridOutcome, type SearchObserver } from './vectors/hybrid-search.js';
 export { VectorStore } from './vectors/vector-store.js';

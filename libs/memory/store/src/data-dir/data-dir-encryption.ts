@@ -15,6 +15,20 @@ export interface EncryptionMarker {
   readonly databases: 'sqlcipher-4';
 }
 
+/** The journal of `engram encrypt` / `decrypt` / `rekey` while one runs or after one was interrupted (data-dir-conversion.ts). */
+export const CONVERSION_JOURNAL_FILE = 'convert.json';
+
+export interface ConversionJournal {
+  readonly command: 'encrypt' | 'decrypt' | 'rekey';
+  /** Key ids (EncryptionKey.id), null for plaintext. */
+  readonly from: string | null;
+  readonly to: string | null;
+  /** copying: `convert-new/` is being written; swapping: it is verified and being moved in; swapped: in, not yet verified there. */
+  readonly step: 'copying' | 'swapping' | 'swapped';
+  /** What `convert-new/` holds, once written. */
+  readonly copied?: readonly string[];
+}
+
 /** The data dir and the configured key do not go together: refused before any file is touched. */
 export class EncryptionKeyError extends Error {
   override name = 'EncryptionKeyError';
@@ -36,6 +50,13 @@ export function readEncryptionMarker(root: string): EncryptionMarker | null {
  * encrypted), `engram encrypt` converts it. A new or empty data dir takes either.
  */
 export function assertKeyFitsDataDir(root: string, key: EncryptionKey | null): void {
+  const journal = join(root, CONVERSION_JOURNAL_FILE);
+  if (existsSync(journal)) {
+    const { command } = JSON.parse(readFileSync(journal, 'utf8')) as ConversionJournal;
+    throw new EncryptionKeyError(
+      `an \`engram ${command}\` of the data dir ${root} was interrupted: run \`npx engram ${command}\` again to finish it`,
+    );
+  }
   const marker = readEncryptionMarker(root);
   if (marker && !key) {
     throw new EncryptionKeyError(

@@ -153,37 +153,48 @@ export async function verifyDataDir(
   const lock = DataDirLock.acquire(dataDir.lockPath);
   try {
     assertKeyFitsDataDir(root, key);
-    let log: EventLog;
-    try {
-      log = await EventLog.open({ dir: dataDir.eventsDir, logger, readOnly: true });
-    } catch (error) {
-      return { ok: false, problems: [error instanceof Error ? error.message : String(error)], lastSeq: 0, memories: 0 };
-    }
-    if (!existsSync(dataDir.databasePath)) {
-      return { ok: false, problems: [`no database at ${dataDir.databasePath}`], lastSeq: log.lastSeq, memories: 0 };
-    }
-    let projection: Projection;
-    try {
-      projection = Projection.open(dataDir.databasePath, { key });
-    } catch (error) {
-      return { ok: false, problems: [`database: ${error instanceof Error ? error.message : String(error)}`], lastSeq: log.lastSeq, memories: 0 };
-    }
-    try {
-      const problems = compareWithLog(projection, log);
-      try {
-        projection.fullText.check();
-      } catch (error) {
-        problems.push(`full-text index: ${error instanceof Error ? error.message : String(error)}`);
-      }
-      const vectors = options.embeddingsModel
-        ? vectorCoverage(dataDir.vectorsPath, key, options.embeddingsModel, projection.queries.allEntries())
-        : undefined;
-      return { ok: problems.length === 0, problems, lastSeq: log.lastSeq, memories: projection.queries.count(), ...(vectors ? { vectors } : {}) };
-    } finally {
-      projection.close();
-    }
+    return await verifyHeldDataDir(root, logger, options);
   } finally {
     lock.release();
+  }
+}
+
+/** `verifyDataDir` for a caller that holds the data dir's lock already (`engram encrypt` checks what it swapped in). */
+export async function verifyHeldDataDir(
+  root: string,
+  logger: Logger,
+  options: { readonly embeddingsModel?: string; readonly encryptionKey?: EncryptionKey | null } = {},
+): Promise<VerifyResult> {
+  const dataDir = new DataDir(root);
+  const key = options.encryptionKey ?? null;
+  let log: EventLog;
+  try {
+    log = await EventLog.open({ dir: dataDir.eventsDir, logger, readOnly: true });
+  } catch (error) {
+    return { ok: false, problems: [error instanceof Error ? error.message : String(error)], lastSeq: 0, memories: 0 };
+  }
+  if (!existsSync(dataDir.databasePath)) {
+    return { ok: false, problems: [`no database at ${dataDir.databasePath}`], lastSeq: log.lastSeq, memories: 0 };
+  }
+  let projection: Projection;
+  try {
+    projection = Projection.open(dataDir.databasePath, { key });
+  } catch (error) {
+    return { ok: false, problems: [`database: ${error instanceof Error ? error.message : String(error)}`], lastSeq: log.lastSeq, memories: 0 };
+  }
+  try {
+    const problems = compareWithLog(projection, log);
+    try {
+      projection.fullText.check();
+    } catch (error) {
+      problems.push(`full-text index: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    const vectors = options.embeddingsModel
+      ? vectorCoverage(dataDir.vectorsPath, key, options.embeddingsModel, projection.queries.allEntries())
+      : undefined;
+    return { ok: problems.length === 0, problems, lastSeq: log.lastSeq, memories: projection.queries.count(), ...(vectors ? { vectors } : {}) };
+  } finally {
+    projection.close();
   }
 }
 

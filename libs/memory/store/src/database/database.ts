@@ -130,6 +130,27 @@ export function copySqliteFile(source: string, destination: string, key: AtRestK
   }
 }
 
+/**
+ * A copy of a database file keyed with another key, or none (`engram encrypt`, `decrypt`, `rekey`):
+ * a self-contained copy under the source's key, then SQLCipher's rekey of the copy, which rewrites
+ * every page. The source is only read.
+ */
+export function convertDatabaseFile(source: string, destination: string, from: AtRestKey, to: AtRestKey): void {
+  copySqliteFile(source, destination, from);
+  const db = new Database(destination, { fileMustExist: true });
+  try {
+    keyConnection(db, from);
+    if (!from) {
+      db.pragma(`cipher = 'sqlcipher'`);
+      db.pragma('legacy = 4');
+    }
+    db.pragma(to ? `rekey = "${to.sqlcipherKey}"` : `rekey = ''`);
+    assertIntact(db, destination);
+  } finally {
+    db.close();
+  }
+}
+
 /** Moves the file's WAL into it, if it opens at all (a corrupt file's WAL is worthless anyway). */
 export function foldWal(path: string, key: AtRestKey): void {
   try {

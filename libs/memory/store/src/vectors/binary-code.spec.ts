@@ -50,7 +50,11 @@ describe('binaryCode', () => {
       [3, 0.8],
     ] as const) {
       const a = randomUnit(dimensions, seed).map((value, i) => value * spread[i]!);
-      const b = mix(a, randomUnit(dimensions, seed + 100).map((value, i) => value * spread[i]!), 1 - weight);
+      const b = mix(
+        a,
+        randomUnit(dimensions, seed + 100).map((value, i) => value * spread[i]!),
+        1 - weight,
+      );
       const norm = Math.hypot(...a);
       const unitA = a.map((value) => value / norm);
       const angle = Math.acos(cosine(unitA, b));

@@ -45,7 +45,10 @@ async function embedPool(pool: string, embedder: Embedder): Promise<void> {
     const missing = await service.vectors!.missing({ pool, model: embedder.model, limit: 2_048 });
     if (missing.length === 0) return;
     const made = await embedder.embed(missing.map((text) => text.content));
-    await service.vectors!.storeVectors({ model: embedder.model, vectors: missing.map((text, i) => ({ hash: text.hash, vector: vectorToBase64(made[i]!) })) });
+    await service.vectors!.storeVectors({
+      model: embedder.model,
+      vectors: missing.map((text, i) => ({ hash: text.hash, vector: vectorToBase64(made[i]!) })),
+    });
   }
 }
 
@@ -75,7 +78,10 @@ describe('hybrid search over quantised vectors', () => {
     // No floor: every query gets its full 10 (the hardest case for the comparison).
     await service.close();
     service = await open({ minSimilarity: -1 });
-    await storeTexts('big', Array.from({ length: 1_000 }, (_, i) => `fact ${i}`));
+    await storeTexts(
+      'big',
+      Array.from({ length: 1_000 }, (_, i) => `fact ${i}`),
+    );
     await embedPool('big', new ClusteredEmbedder('clustered-a'));
     // Queries share no word with the entries: the ranking is the vectors' alone.
     const queries = Array.from({ length: 30 }, (_, i) => `question ${i}`);
@@ -101,7 +107,10 @@ describe('hybrid search over quantised vectors', () => {
   });
 
   it('returns no vector neighbour below the similarity floor: a question nothing answers finds nothing', async () => {
-    await storeTexts('floor', Array.from({ length: 400 }, (_, i) => `fact ${i}`));
+    await storeTexts(
+      'floor',
+      Array.from({ length: 400 }, (_, i) => `fact ${i}`),
+    );
     await embedPool('floor', new ClusteredEmbedder('clustered-a'));
     expect(await search('floor', 'unrelated question about tides')).toEqual([]);
     // A question about a stored subtopic still finds its texts (those of its topic, ~0.35, partly).

@@ -25,7 +25,11 @@ describe('VectorIndex', () => {
   it("returns the closest codes of the searched pool only, never another pool's", () => {
     const found = index().candidates({ pool: 'work', code: code(0b1111, 0), count: 2, includeArchived: false });
     expect(found.map((candidate) => candidate.id).sort()).toEqual(['one-off', 'same']);
-    expect(index().candidates({ pool: 'home', code: code(0b1111, 0), count: 10, includeArchived: false }).map((c) => c.id)).toEqual(['other-pool']);
+    expect(
+      index()
+        .candidates({ pool: 'home', code: code(0b1111, 0), count: 10, includeArchived: false })
+        .map((c) => c.id),
+    ).toEqual(['other-pool']);
     expect(index().candidates({ pool: 'nobody', code: code(0b1111, 0), count: 10, includeArchived: false })).toEqual([]);
   });
 
