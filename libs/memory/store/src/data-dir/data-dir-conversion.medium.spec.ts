@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { EncryptionKey } from '@engram/config';
@@ -92,6 +92,20 @@ describe('engram encrypt / decrypt / rekey', () => {
     expect(clearFiles().sort()).toEqual(['engram.db', 'pools/home/MEMORY.md', expect.stringMatching(/^spool\/extract\//)]);
     expect(readInternalToken(dir.path)).toBe(internalToken);
     expect(await verifyDataDir(dir.path, logger)).toMatchObject({ ok: true, memories: 2 });
+  });
+
+  it('refuses a data dir that fails verify, and leaves it as it was: no journal, the service still starts', async () => {
+    const { id } = await plaintextDataDir();
+    rmSync(join(dir.path, 'engram.db'));
+    await expect(convertDataDir(dir.path, { command: 'encrypt', to: key }, logger)).rejects.toThrow(/fails verify, nothing was changed: no database/);
+    expect(readdirSync(dir.path).filter((name) => name.startsWith('convert'))).toEqual([]);
+    const service = await open(null);
+    try {
+      expect((await service.get({ pool: 'home', id })).content).toContain(TOKEN);
+    } finally {
+      await service.close();
+    }
+    expect((await convertDataDir(dir.path, { command: 'encrypt', to: key }, logger)).memories).toBe(2);
   });
 
   it('rekeys: the new key opens everything, the old one is refused', async () => {

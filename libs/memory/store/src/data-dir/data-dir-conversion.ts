@@ -75,12 +75,27 @@ export async function convertDataDir(root: string, conversion: Conversion, logge
     }
     if (!journal) {
       assertSource(root, conversion);
+      // Only a data dir that passes verify is converted (the copy is checked against the same fold).
+      const source = await verifyHeldDataDir(root, logger, { encryptionKey: from });
+      if (!source.ok) {
+        throw new Error(
+          `the data dir ${root} fails verify, nothing was changed: ${source.problems.join('; ')}. ` +
+            'Start the memory service once and stop it (it catches the database up and cuts a torn last line), or see ops/RECOVERY.md; then run this again',
+        );
+      }
       journal = wanted;
       writeJournal(root, journal);
     }
     if (journal.step === 'copying') {
       rmSync(join(root, NEW_DIR), { recursive: true, force: true });
-      await writeConvertedCopy(root, join(root, NEW_DIR), from, to, logger);
+      try {
+        await writeConvertedCopy(root, join(root, NEW_DIR), from, to, logger);
+      } catch (error) {
+        // Nothing of the data dir was touched yet: leave it as it was, usable by the services.
+        rmSync(join(root, NEW_DIR), { recursive: true, force: true });
+        rmSync(journalPath, { force: true });
+        throw error;
+      }
       journal = { ...journal, step: 'swapping', copied: readdirSync(join(root, NEW_DIR)) };
       writeJournal(root, journal);
     }
