@@ -2,7 +2,8 @@ import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3-multiple-ciphers';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
-import { openDatabase } from './database.js';
+import { EncryptionKey } from '@engram/config';
+import { keyPragmas, openDatabase, openReadOnlyDatabase } from './database.js';
 import { Projection } from '../projection/projection.js';
 import { storedEvent as stored } from '@engram/testing';
 import { tempDataDir } from '@engram/testing';
@@ -43,6 +44,33 @@ describe('WalCheckpointer', () => {
       await checkpointer.stop();
       expect(rowsInDatabaseFile(path)).toBe(3200);
       expect(errors).toEqual([]);
+    } finally {
+      projection.close();
+    }
+  });
+
+  it('keys its connection like the writer: an encrypted database is checkpointed too', async () => {
+    const key = EncryptionKey.parse(EncryptionKey.generate());
+    const path = join(dir.path, 'engram.db');
+    const db = openDatabase(path, { key });
+    const projection = new Projection(db);
+    const errors: string[] = [];
+    const checkpointer = new WalCheckpointer(db, path, (error) => errors.push(error), keyPragmas(key));
+    try {
+      for (let seq = 1; seq <= 3200; seq += 32) {
+        projection.apply(Array.from({ length: 32 }, (_, i) => stored(seq + i)));
+        checkpointer.noteCommit(32);
+      }
+      await checkpointer.stop();
+      expect(errors).toEqual([]);
+      const copy = join(dir.path, 'copy.db');
+      copyFileSync(path, copy);
+      const read = openReadOnlyDatabase(copy, key);
+      try {
+        expect(read.prepare<[], { n: number }>('SELECT count(*) AS n FROM memories').get()?.n).toBe(3200);
+      } finally {
+        read.close();
+      }
     } finally {
       projection.close();
     }
