@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { EncryptionKey } from '@engram/config';
-import { convertDataDir, type Conversion, type ConversionResult } from '@engram/storage';
+import { convertDataDir, type Conversion, type ConversionResult } from '@engram/memory-store';
 import { cliLogger, configuredKey, defaultDataDir } from './cli-logger.js';
 
 const STOP_FIRST = 'stop the memory service (and gateway, worker) first; safe to interrupt: run it again and it finishes';

@@ -8,8 +8,8 @@ import { vectorToBase64 } from '@engram/embeddings';
 import { ClusteredVectors, filesContaining, silentLogger, tempDataDir } from '@engram/testing';
 import { convertDataDir } from './data-dir-conversion.js';
 import { EncryptionKeyError } from './data-dir-encryption.js';
-import { ExtractionSpool } from './extraction-spool.js';
-import type { MemoryService } from './memory-service.js';
+import { ExtractionSpool } from '../writes/extraction-spool.js';
+import type { MemoryService } from '../writes/memory-service.js';
 import { openMemoryService } from './open-memory-service.js';
 import { verifyDataDir } from './rebuild.js';
 

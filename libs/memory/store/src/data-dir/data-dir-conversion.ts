@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { type EncryptionKey, openFile, sealFile } from '@engram/config';
 import { INTERNAL_TOKEN_FILE } from '@engram/contracts';
-import { convertDatabaseFile } from './database.js';
+import { convertDatabaseFile } from '../database/database.js';
 import { DataDir } from './data-dir.js';
 import {
   CONVERSION_JOURNAL_FILE,
@@ -14,7 +14,7 @@ import {
   type ConversionJournal,
 } from './data-dir-encryption.js';
 import { DataDirLock } from './data-dir-lock.js';
-import { fsyncPath } from './fsync.js';
+import { fsyncPath } from '../event-log/fsync.js';
 import { verifyHeldDataDir } from './rebuild.js';
 
 /** Which command converts: the key the data dir has, and the key (or none) it gets. */
