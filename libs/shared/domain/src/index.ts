@@ -9,4 +9,5 @@ export * from './tier1.js';
 export * from './confidence-history.js';
 export * from './same-fact.js';
 export * from './redaction.js';
+export * from './stored-text.js';
 export * from './decide/index.js';

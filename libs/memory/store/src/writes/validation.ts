@@ -5,6 +5,7 @@ import {
   isMemoryType,
   isValidPoolName,
   MEMORY_SOURCES,
+  storedText,
   type Actor,
   type Category,
   type MemorySource,
@@ -29,9 +30,10 @@ export function validPool(pool: unknown): string {
   return pool;
 }
 
+/** The content as every copy of it will read (see storedText): the one place a write's text is checked. */
 export function validContent(content: unknown): string {
   if (typeof content !== 'string') throw invalid('content must be a string');
-  const trimmed = content.trim();
+  const trimmed = storedText(content).trim();
   if (trimmed === '') throw invalid('content must not be empty');
   if (trimmed.length > CONTENT_MAX_CHARS) {
     throw invalid(`content is ${trimmed.length} characters; the limit is ${CONTENT_MAX_CHARS}`);
