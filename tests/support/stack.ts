@@ -25,7 +25,7 @@ export interface RunningMemory {
 /** A real memory service on free ports with its own data dir (or the given one). */
 export async function startMemory(
   env: Readonly<Record<string, string>> & { REDIS_URL: string },
-  options: StartOptions & { dataDir?: string } = {},
+  options: StartOptions & { dataDir?: string; port?: number; healthPort?: number } = {},
 ): Promise<RunningMemory> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'engram-data-'));
   // With ENGRAM_ENCRYPTION_KEY(_FILE) the token file is sealed: the test's client reads it with the key, as the gateway does.
@@ -33,8 +33,9 @@ export async function startMemory(
     ENGRAM_ENCRYPTION_KEY: env['ENGRAM_ENCRYPTION_KEY'],
     ENGRAM_ENCRYPTION_KEY_FILE: env['ENGRAM_ENCRYPTION_KEY_FILE'],
   });
-  const port = await freePort();
-  const healthPort = await freePort();
+  // The ports of a memory that ran before: a restart the processes calling it find where they left it.
+  const port = options.port ?? (await freePort());
+  const healthPort = options.healthPort ?? (await freePort());
   const process = await startService(
     'memory',
     {

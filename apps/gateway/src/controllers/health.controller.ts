@@ -19,7 +19,7 @@ export class HealthController {
     return { status: 'ok' };
   }
 
-  /** Memory and Redis answer; a 503 names the missing one (requests are still proxied, without memory). */
+  /** Memory and Redis answer and memory takes writes; a 503 names what is missing (requests are still proxied, without memory). */
   @Get('readyz')
   async readyz(@Res({ passthrough: true }) reply: FastifyReply): Promise<Readiness & { status: string }> {
     const readiness = await this.health.readiness();
@@ -27,7 +27,11 @@ export class HealthController {
     const missing = Object.entries(readiness.checks)
       .filter(([, state]) => state === 'down')
       .map(([name]) => name);
-    return { status: readiness.ready ? 'ready' : `missing: ${missing.join(', ')}`, ...readiness };
+    const problems = [
+      ...(missing.length > 0 ? [`missing: ${missing.join(', ')}`] : []),
+      ...(readiness.checks.memory === 'read-only' ? ['memory read-only: its data disk is full, stores are refused until space is freed'] : []),
+    ];
+    return { status: readiness.ready ? 'ready' : problems.join('; '), ...readiness };
   }
 
   @Get('metrics')

@@ -5,12 +5,15 @@ import type { Redis } from 'ioredis';
 
 export interface Readiness {
   readonly ready: boolean;
-  readonly checks: { readonly memory: 'up' | 'down'; readonly redis: 'up' | 'down' };
+  /** memory `read-only`: its data disk is full, it takes no writes (stores answer 503) until space is freed. */
+  readonly checks: { readonly memory: 'up' | 'down' | 'read-only'; readonly redis: 'up' | 'down' };
+  /** Since when memory's disk is full, and the error it got; absent otherwise. */
+  readonly memoryDiskFull?: { readonly since: string; readonly error: string };
   /** `open`: no ENGRAM_API_KEYS, anyone who reaches the port may use every pool. */
   readonly auth: AuthMode;
 }
 
-/** `/readyz`: whether memory and Redis answer right now, which one is missing, and whether keys are required. */
+/** `/readyz`: whether memory and Redis answer right now, which one is missing, whether memory takes writes, and whether keys are required. */
 export class HealthService {
   constructor(
     private readonly memory: Pick<MemoryClient, 'call'>,
@@ -20,13 +23,16 @@ export class HealthService {
   ) {}
 
   async readiness(): Promise<Readiness> {
-    const [memory, redis] = await Promise.all([
-      this.memory.call(MemoryPattern.Ping, {}, this.timeoutMs).then(
-        () => 'up' as const,
-        () => 'down' as const,
-      ),
+    const [ping, redis] = await Promise.all([
+      this.memory.call(MemoryPattern.Ping, {}, this.timeoutMs).catch(() => null),
       pingRedis(this.redis, this.timeoutMs),
     ]);
-    return { ready: memory === 'up' && redis === 'up', checks: { memory, redis }, auth: this.auth };
+    const memory = ping === null ? 'down' : ping.diskFull ? 'read-only' : 'up';
+    return {
+      ready: memory === 'up' && redis === 'up',
+      checks: { memory, redis },
+      ...(ping?.diskFull ? { memoryDiskFull: ping.diskFull } : {}),
+      auth: this.auth,
+    };
   }
 }

@@ -19,16 +19,27 @@ export class HealthController {
     return { status: 'ok' };
   }
 
-  /** Ready when the store answers. Redis only carries jobs, so without it memory is degraded, not down. */
+  /**
+   * Ready when the store answers. Redis only carries jobs, so without it memory is degraded, not down.
+   * A full data disk makes the store read-only (writes refused until space is freed): not ready.
+   */
   @Get('readyz')
   async readyz(@Res({ passthrough: true }) reply: FastifyReply): Promise<object> {
     const store = await this.memory.ping({}).then(
-      (answer) => ({ status: 'up' as const, lastSeq: answer.lastSeq }),
+      (answer) =>
+        answer.diskFull
+          ? {
+              status: 'read-only' as const,
+              lastSeq: answer.lastSeq,
+              reason: 'the data disk is full: no writes are taken until space is freed',
+              ...answer.diskFull,
+            }
+          : { status: 'up' as const, lastSeq: answer.lastSeq },
       (error: Error) => ({ status: 'down' as const, error: error.message }),
     );
     const redis = await pingRedis(this.redis, 500);
-    const status = store.status === 'down' ? 'down' : redis === 'down' ? 'degraded' : 'ready';
-    void reply.status(store.status === 'down' ? 503 : 200);
+    const status = store.status !== 'up' ? store.status : redis === 'down' ? 'degraded' : 'ready';
+    void reply.status(store.status === 'up' ? 200 : 503);
     return { status, checks: { store, redis: { status: redis } } };
   }
 }

@@ -133,6 +133,15 @@ export interface DecaySweepResponse {
   /** The entries archived, all in one write. */
   readonly archived: readonly string[];
 }
+/**
+ * The store answers. `diskFull`: since when (and why) it takes no writes because its data disk is
+ * full; reads go on, and writes are taken again once space is freed. Null otherwise.
+ */
+export interface PingResponse {
+  readonly ok: true;
+  readonly lastSeq: number;
+  readonly diskFull: { readonly since: string; readonly error: string } | null;
+}
 export interface PoolRequest {
   readonly pool: string;
   readonly requestId?: string;
@@ -258,7 +267,7 @@ export interface MemoryContract {
   [MemoryPattern.EventsAfter]: [EventsAfterRequest, MemoryEvent[]];
   [MemoryPattern.Events]: [EventsRequest, EventsPage];
   [MemoryPattern.SpoolExtraction]: [SpoolExtractionRequest, { readonly spooled: true }];
-  [MemoryPattern.Ping]: [Record<string, never>, { readonly ok: true; readonly lastSeq: number }];
+  [MemoryPattern.Ping]: [Record<string, never>, PingResponse];
   [MemoryPattern.VectorsMissing]: [VectorsMissingRequest, MissingVectorText[]];
   [MemoryPattern.StoreVectors]: [StoreVectorsRequest, { readonly stored: number }];
 }

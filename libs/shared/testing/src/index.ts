@@ -3,6 +3,7 @@ export * from './eventually.js';
 export * from './factories.js';
 export * from './recording-logger.js';
 export * from './temp-data-dir.js';
+export * from './small-disk.js';
 export * from './clustered-vectors.js';
 export * from './sentence-encoder/index.js';
 export * from './tree-digest.js';

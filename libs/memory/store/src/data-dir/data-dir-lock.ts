@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type Database from 'better-sqlite3-multiple-ciphers';
 import { openLockDatabase } from '../database/database.js';
+import { isOutOfSpace } from './out-of-space.js';
 
 /** Another process (the memory service, or a CLI command that writes) holds the data dir. */
 export class DataDirLockedError extends Error {
@@ -22,10 +23,16 @@ export class DataDirLock {
     try {
       db.pragma('locking_mode = EXCLUSIVE');
       db.exec('BEGIN EXCLUSIVE');
-      db.exec(
-        `CREATE TABLE IF NOT EXISTS holder (pid INTEGER, since TEXT); DELETE FROM holder; INSERT INTO holder VALUES (${process.pid}, '${new Date().toISOString()}')`,
-      );
-      db.exec('COMMIT');
+      try {
+        db.exec(
+          `CREATE TABLE IF NOT EXISTS holder (pid INTEGER, since TEXT); DELETE FROM holder; INSERT INTO holder VALUES (${process.pid}, '${new Date().toISOString()}')`,
+        );
+        db.exec('COMMIT');
+      } catch (error) {
+        // The holder row only informs; on a full disk the lock is held without it (the service starts read-only).
+        if (!isOutOfSpace(error)) throw error;
+        if (db.inTransaction) db.exec('ROLLBACK');
+      }
       // In exclusive locking mode the lock outlives the transaction; re-enter one to hold the write lock.
       db.exec('BEGIN EXCLUSIVE');
       return new DataDirLock(db);

@@ -19,6 +19,7 @@ import { Projection } from '../projection/projection.js';
 import { VectorService } from '../vectors/vector-service.js';
 import { VectorStore } from '../vectors/vector-store.js';
 import { WalCheckpointer } from '../database/wal-checkpointer.js';
+import { isOutOfSpace } from './out-of-space.js';
 
 export interface MemoryServiceOptions {
   readonly dataDir: string;
@@ -30,6 +31,8 @@ export interface MemoryServiceOptions {
   readonly clock?: () => Date;
   /** When the log sums its references by itself (see EventLog.compact); default AUTO_COMPACT, null: only `engram compact`. */
   readonly autoCompact?: EventLogOptions['autoCompact'] | null;
+  /** How soon a full disk is first checked for room again (default 1 s). */
+  readonly diskFullRetryMs?: number;
   /** The log refused further writes after a failed write or fsync; the service cannot go on. */
   readonly onFatal?: (error: Error) => void;
   /** Hybrid search: entries' vectors in vectors.db, the query embedded at search time. Absent: lexical only. */
@@ -97,9 +100,16 @@ export async function openMemoryService(options: MemoryServiceOptions): Promise<
     }
     const { queries, eventIndex } = projection;
     onCompacted = (compaction) => eventIndex.noteCompaction(compaction.removed, compaction.summaries);
-    catchUp(projection, log, options.logger);
     const flatFiles = new FlatFiles(dataDir, (pool) => queries.activeEntries(pool), key);
-    for (const pool of queries.pools()) await flatFiles.refresh(pool);
+    // A full disk stops writes instead of the start: a service that exits on it is restarted onto the same full disk.
+    let startedFull: Error | undefined;
+    try {
+      catchUp(projection, log, options.logger);
+      for (const pool of queries.pools()) await flatFiles.refresh(pool);
+    } catch (error) {
+      if (!isOutOfSpace(error)) throw error;
+      startedFull = error as Error;
+    }
     const checkpointer = new WalCheckpointer(
       db,
       dataDir.databasePath,
@@ -123,6 +133,9 @@ export async function openMemoryService(options: MemoryServiceOptions): Promise<
       checkpointer,
       clock: options.clock ?? (() => new Date()),
       logger: options.logger,
+      dataDir: dataDir.root,
+      ...(startedFull ? { startedFull } : {}),
+      ...(options.diskFullRetryMs ? { diskFullRetryMs: options.diskFullRetryMs } : {}),
       tier1MaxChars: options.tier1MaxChars,
       ...(options.onFatal ? { onFatal: options.onFatal } : {}),
       ...(hybrid ? { hybrid: hybrid.search, vectors: new VectorService(hybrid.store) } : {}),

@@ -13,6 +13,7 @@ import Database from 'better-sqlite3-multiple-ciphers';
 import type { Logger } from 'pino';
 import type { EncryptionKey } from '@engram/config';
 import { DatabaseMeta } from './database-meta.js';
+import { isOutOfSpace } from '../data-dir/out-of-space.js';
 import { SCHEMA_SQL, SCHEMA_VERSION } from './schema.js';
 
 /** Pages a keyed connection keeps decrypted (KiB, as a negative cache_size): SQLite's default is 2 MiB. */
@@ -63,6 +64,8 @@ export function openDatabaseOrMoveAside(
   try {
     return { db: openDatabase(path, { key }), movedAside: null };
   } catch (error) {
+    // A full disk is no corruption: the file stays, and the start fails until there is room.
+    if (isOutOfSpace(error)) throw error;
     const aside = `${path}.corrupt-${new Date().toISOString().replace(/[:.]/g, '-')}`;
     for (const suffix of ['', '-wal', '-shm']) {
       if (existsSync(path + suffix)) renameSync(path + suffix, aside + suffix);

@@ -1,4 +1,4 @@
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { redacted } from '@engram/domain';
 import { decodeEventLine, encodeEventLine } from './event-line.js';
@@ -27,8 +27,14 @@ export async function redactSegment(segment: Segment, ids: ReadonlySet<string>, 
   await beforeRewrite();
   const temp = `${segment.path}${REDACTION_TEMP_SUFFIX}`;
   const body = next.join('\n');
-  writeFileSync(temp, body);
-  fsyncPath(temp);
+  try {
+    writeFileSync(temp, body);
+    fsyncPath(temp);
+  } catch (error) {
+    // A half-written copy (ENOSPC) would only hold on to the space it took.
+    rmSync(temp, { force: true });
+    throw error;
+  }
   renameSync(temp, segment.path);
   fsyncPath(dirname(segment.path));
   segment.offsets = lineOffsets(body);

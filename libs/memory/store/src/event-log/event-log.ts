@@ -1,5 +1,5 @@
 import { constants, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+import { open, truncate, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { EventOf, MemoryEvent, NewEvent } from '@engram/domain';
@@ -12,6 +12,7 @@ import { scanEventLog } from './event-log-scan.js';
 import { lastSeqIn, segmentName, type Segment } from './event-segment.js';
 import type { EventStore } from './event-store.js';
 import { fsyncPath } from './fsync.js';
+import { AppendRolledBack, isOutOfSpace } from '../data-dir/out-of-space.js';
 
 export { EventLogCorruptError } from './event-segment.js';
 
@@ -54,8 +55,11 @@ export const AUTO_COMPACT = { minReferenceBytes: 256 * 1024, shareOfRest: 0.25 }
  * writers is the WritePipeline's job (one group commit, one owner), so the log never merges calls.
  * The active segment is open with O_DSYNC: a write returns once its bytes (and the file size) are
  * on disk, as write + fdatasync would, in one trip to libuv's thread pool instead of two.
- * A failed write or fsync is fatal for this instance (the caller restarts, and recovery cuts any
- * torn tail), because after a failed fsync nothing can be assumed about the file.
+ * A write that fails for want of space (ENOSPC, EDQUOT) is rolled back: the segment is cut back to
+ * its last durable line and the append rejects with AppendRolledBack (nothing of the batch is
+ * stored); the next append is taken as if it had never been. Any other failed write or fsync is
+ * fatal for this instance (the caller restarts, and recovery cuts any torn tail), because after a
+ * failed fsync nothing can be assumed about the file.
  * Opening runs the start-up scan (event-log-scan.ts); reads are the reader's (event-log-reader.ts).
  */
 export class EventLog extends EventLogReader implements EventStore {
@@ -72,6 +76,8 @@ export class EventLog extends EventLogReader implements EventStore {
   private compacting: Promise<LogCompaction | null> | null = null;
   private autoCompact: EventLogOptions['autoCompact'];
   private onCompacted: EventLogOptions['onCompacted'];
+  /** Purged ids whose content the start could not redact for want of space (see redactPending). */
+  private unredacted: ReadonlySet<string> = new Set();
 
   private constructor(
     private readonly dir: string,
@@ -97,8 +103,21 @@ export class EventLog extends EventLogReader implements EventStore {
       return log;
     }
     // A crash between a purge's event and its redaction leaves content behind: finish the job.
-    if (purged.size > 0) await log.redact(purged);
+    if (purged.size > 0) {
+      await log.redact(purged).catch((error: unknown) => {
+        if (!isOutOfSpace(error)) throw error;
+        options.logger.warn({ err: error, ids: [...purged] }, 'no space to redact purged content in the event log yet; retried once space is freed');
+        log.unredacted = purged;
+      });
+    }
     return log;
+  }
+
+  /** Redacts what the start had no space to (a no-op otherwise). */
+  async redactPending(): Promise<void> {
+    if (this.unredacted.size === 0) return;
+    await this.redact(this.unredacted);
+    this.unredacted = new Set();
   }
 
   /** Last durable seq (0 for an empty log). */
@@ -201,6 +220,7 @@ export class EventLog extends EventLogReader implements EventStore {
       });
       segment.size = offset;
     } catch (error) {
+      if (isOutOfSpace(error) && (await this.rollBack(error))) throw new AppendRolledBack(error as Error);
       this.failure = error instanceof Error ? error : new Error(String(error));
       this.logger.fatal({ err: this.failure }, 'event log append failed; refusing further writes until restart');
       this.onFatal?.(this.failure);
@@ -254,6 +274,25 @@ export class EventLog extends EventLogReader implements EventStore {
       this.onCompacted?.(compaction);
       return compaction;
     });
+  }
+
+  /** Cuts the active segment back to its last durable line (which frees the space the batch took); false when that failed too. */
+  private async rollBack(cause: unknown): Promise<boolean> {
+    const segment = this.segments.at(-1);
+    if (!segment) return true;
+    try {
+      await this.closeActive().catch(() => undefined);
+      await truncate(segment.path, segment.size);
+      fsyncPath(segment.path);
+      this.logger.error(
+        { err: cause, segment: segment.name },
+        'the event log is out of space: refused the write and cut the segment back to its last durable line',
+      );
+      return true;
+    } catch (error) {
+      this.logger.error({ err: error }, 'could not cut the event log back after a write failed for want of space');
+      return false;
+    }
   }
 
   private async segmentFor(bytes: number, firstSeq: number): Promise<Segment> {

@@ -19,7 +19,9 @@ export interface EventStore {
   /**
    * Gives the batch its seqs (gap-free, following `lastSeq`, in order) and resolves once all of it is
    * durable. A batch that could not be made durable rejects, and so does every later append: after
-   * a failed write nothing can be assumed about the medium, so the process must restart.
+   * a failed write nothing can be assumed about the medium, so the process must restart. Except for
+   * want of space: then the store is left as it was before the batch and rejects with
+   * AppendRolledBack (nothing of it stored), and takes later appends as if it had never come.
    */
   append(batch: readonly NewEvent[]): Promise<MemoryEvent[]>;
 
@@ -34,6 +36,9 @@ export interface EventStore {
 
   /** Forgets content for real: every stored event carrying content of these ids is rewritten without it. Returns how many. */
   redact(ids: ReadonlySet<string>): Promise<number>;
+
+  /** Finishes the redactions of purges that opening the store had no space for (a no-op otherwise). */
+  redactPending(): Promise<void>;
 
   /** Waits for the append in progress, then refuses further appends. */
   close(): Promise<void>;

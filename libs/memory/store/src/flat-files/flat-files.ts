@@ -161,10 +161,22 @@ export class FlatFiles {
       blocks.appended = [];
       if (blocks.body.length > MAX_BODY_CHUNKS) blocks.body = [Buffer.concat(blocks.body)];
       const parts = flatFileParts(pool, type, blocks.body);
-      writeParts(temp, this.key ? [sealFile(Buffer.concat(parts), this.key, place(pool, type))] : parts);
+      try {
+        writeParts(temp, this.key ? [sealFile(Buffer.concat(parts), this.key, place(pool, type))] : parts);
+      } catch (error) {
+        // A half-written temp file (ENOSPC) would hold on to its space; the next render starts over from the database.
+        rmSync(temp, { force: true });
+        state.types = null;
+        throw error;
+      }
       renames.push(rename(temp, path));
     }
-    await Promise.all(renames);
+    try {
+      await Promise.all(renames);
+    } catch (error) {
+      state.types = null;
+      throw error;
+    }
   }
 
   private load(pool: string): Record<MemoryType, TypeBlocks> {

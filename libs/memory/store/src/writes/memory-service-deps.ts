@@ -14,7 +14,7 @@ import type { WalCheckpointer } from '../database/wal-checkpointer.js';
 
 /** The side effects the service works through; each is a class of this lib, replaceable by a typed fake. */
 export interface MemoryServiceDeps {
-  readonly log: Pick<EventStore, 'append' | 'read' | 'readSeqs' | 'redact' | 'close'>;
+  readonly log: Pick<EventStore, 'append' | 'read' | 'readSeqs' | 'redact' | 'redactPending' | 'eventsAfter' | 'close'>;
   /** Which events belong to which pool and entry (the projection's). */
   readonly eventIndex: Pick<EventIndex, 'seqs'>;
   /** Events into rows, and the purge's scrub of the database. */
@@ -35,6 +35,7 @@ export interface MemoryServiceDeps {
     | 'activeCount'
     | 'poolSeq'
     | 'stats'
+    | 'pools'
   >;
   readonly outboxCursor: Pick<OutboxCursor, 'dispatchedSeq' | 'markDispatched'>;
   /** What applied purges forbid (the projection's). */
@@ -49,6 +50,12 @@ export interface MemoryServiceDeps {
   readonly checkpointer?: Pick<WalCheckpointer, 'noteCommit' | 'stop'>;
   readonly clock: () => Date;
   readonly logger: Logger;
+  /** The data dir: its file system's free space tells when a full disk may take writes again. */
+  readonly dataDir?: string;
+  /** The start found the disk full (catching up the database, rendering the files): start with writes stopped. */
+  readonly startedFull?: Error;
+  /** How soon a full disk is first checked for room again (default 1 s, doubling up to 10 s). */
+  readonly diskFullRetryMs?: number;
   /** A durable batch could not be applied: the service cannot go on. */
   readonly onFatal?: (error: Error) => void;
   readonly tier1MaxChars: number;

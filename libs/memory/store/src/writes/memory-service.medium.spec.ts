@@ -183,7 +183,7 @@ describe('MemoryService on a real data dir', () => {
     expect(first.block.length).toBeLessThanOrEqual(400);
     now = new Date('2026-05-01T20:00:00.000Z');
     expect((await service.tier1({ pool: 'team' })).block).toBe(first.block);
-    expect(await service.ping({})).toEqual({ ok: true, lastSeq: 2 });
+    expect(await service.ping({})).toEqual({ ok: true, lastSeq: 2, diskFull: null });
     expect((await service.eventsAfter({ after: 1 })).map((event) => event.seq)).toEqual([2]);
     expect((await service.stats({})).pools).toEqual([
       { pool: 'team', active: 2, archived: 0, byCategory: { preference: 1, decision: 1 }, lastSeq: 2, lastChangedAt: '2026-05-01T12:00:00.000Z' },

@@ -52,6 +52,8 @@ import type { ReferenceBatcher } from './reference-batcher.js';
 import { sameFactInPool } from './same-fact-in-pool.js';
 import { searchReferences } from './search-references.js';
 import { Tier1Blocks } from '../reads/tier1-blocks.js';
+import { DiskFull, type DiskFullState } from '../data-dir/disk-full.js';
+import { isOutOfSpace, messageOf } from '../data-dir/out-of-space.js';
 import { invalid, validCategory, validPool, validReason } from './validation.js';
 import type { VectorService } from '../vectors/vector-service.js';
 import { WritePipeline } from './write-pipeline.js';
@@ -73,6 +75,9 @@ export class MemoryService {
   private readonly tier1Blocks: Tier1Blocks;
   private readonly references: ReferenceBatcher;
   private readonly purging = new PurgesInFlight();
+  private readonly diskFull: DiskFull;
+  /** Purged ids whose content the log still holds: the redaction found the disk full. */
+  private readonly unredacted = new Set<string>();
   private closing: Promise<void> | null = null;
 
   /** Every applied batch, in seq order (see CommitFeed). */
@@ -83,7 +88,15 @@ export class MemoryService {
   constructor(private readonly deps: MemoryServiceDeps) {
     this.commits = deps.commits;
     this.vectors = deps.vectors ?? null;
-    this.pipeline = new WritePipeline({ ...deps, newId: deps.newId ?? newMemoryId });
+    this.diskFull = new DiskFull({
+      dir: deps.dataDir ?? '.',
+      heal: () => this.heal(),
+      logger: deps.logger,
+      clock: deps.clock,
+      ...(deps.diskFullRetryMs ? { retryMs: deps.diskFullRetryMs } : {}),
+    });
+    this.pipeline = new WritePipeline({ ...deps, diskFull: this.diskFull, newId: deps.newId ?? newMemoryId });
+    if (deps.startedFull) this.diskFull.enter(deps.startedFull);
     this.references = searchReferences({ ...deps, pipeline: this.pipeline });
     this.reads = new MemoryReads({ ...deps, recordHits: (...hits) => this.references.add(...hits) });
     this.tier1Blocks = new Tier1Blocks({ queries: deps.queries, clock: deps.clock, maxChars: deps.tier1MaxChars });
@@ -167,8 +180,19 @@ export class MemoryService {
     } finally {
       release();
     }
-    await this.deps.log.redact(new Set([id]));
-    this.deps.projection.scrub();
+    try {
+      await this.deps.log.redact(new Set([id]));
+      this.deps.projection.scrub();
+    } catch (error) {
+      if (!isOutOfSpace(error)) throw error;
+      // The purge is durable and applied; its redaction is finished by the heal (or the next start).
+      this.unredacted.add(id);
+      this.diskFull.enter(error);
+      throw new MemoryError(
+        'unavailable',
+        `the data disk is full (${messageOf(error)}): the purge is stored and the entry is gone from memory; its text leaves the event log once space is freed`,
+      );
+    }
     const removed = this.deps.removeStaleCopies?.() ?? [];
     if (removed.length > 0) this.deps.logger.warn({ files: removed }, 'purge deleted databases moved aside at start, which still held the entry');
     return { id, purged: true };
@@ -247,8 +271,11 @@ export class MemoryService {
     return this.reads.events(request);
   }
 
-  async ping(_request: Record<string, never> = {}): Promise<{ readonly ok: true; readonly lastSeq: number }> {
-    return { ok: true, lastSeq: this.deps.projection.lastSeq };
+  /** `diskFull`: writes are refused until the data disk has room again (see DiskFull); reads go on. */
+  async ping(
+    _request: Record<string, never> = {},
+  ): Promise<{ readonly ok: true; readonly lastSeq: number; readonly diskFull: DiskFullState | null }> {
+    return { ok: true, lastSeq: this.deps.projection.lastSeq, diskFull: this.diskFull.current };
   }
 
   // ---- the outbox's cursor, and lifecycle ----
@@ -268,6 +295,7 @@ export class MemoryService {
   /** Writes pending references, waits for queued writes, closes the log and database, releases the data dir. */
   close(): Promise<void> {
     this.closing ??= (async () => {
+      this.diskFull.close();
       await this.references.flush();
       await this.pipeline.drain();
       await this.deps.log.close();
@@ -279,6 +307,23 @@ export class MemoryService {
   }
 
   // ---- internals ----
+
+  /**
+   * After the disk was full: the database takes the durable events it missed, the flat files are
+   * rendered again, and purges finish their redaction. Throws (and is tried again later) while the
+   * disk still has no room.
+   */
+  private async heal(): Promise<void> {
+    await this.pipeline.drain();
+    this.pipeline.applyMissed(this.deps.log.eventsAfter(this.deps.projection.lastSeq));
+    await Promise.all(this.deps.queries.pools().map((pool) => this.deps.flatFiles.refresh(pool)));
+    await this.deps.log.redactPending();
+    if (this.unredacted.size > 0) {
+      await this.deps.log.redact(new Set(this.unredacted));
+      this.unredacted.clear();
+      this.deps.projection.scrub();
+    }
+  }
 
   /** Fingerprints of every text an entry had: its stored, updated and merged contents (from its history) and its current one. */
   private fingerprintsOf(pool: string, entry: MemoryEntry): string[] {

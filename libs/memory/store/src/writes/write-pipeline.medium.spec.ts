@@ -47,6 +47,7 @@ beforeEach(async () => {
     flatFiles: new FlatFiles(dataDir, (pool) => projection.queries.activeEntries(pool)),
     commits,
     newId: () => `id${++ids}`,
+    diskFull: { enter: () => undefined, refusal: () => null },
     logger: silentLogger(),
   });
 });

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { MemoryError } from '@engram/contracts';
 import type { EntryChanges, MemoryEntry, MemoryEvent, NewEvent } from '@engram/domain';
 import type { CommitFeed } from './commit-feed.js';
 import type { EventStore } from '../event-log/event-store.js';
@@ -8,6 +9,8 @@ import { InFlightEntries } from './in-flight-entries.js';
 import type { MemoryQueries } from '../projection/memory-queries.js';
 import type { Projection } from '../projection/projection.js';
 import type { WalCheckpointer } from '../database/wal-checkpointer.js';
+import type { DiskFull } from '../data-dir/disk-full.js';
+import { AppendRolledBack, isOutOfSpace, messageOf } from '../data-dir/out-of-space.js';
 
 export interface WritePipelineDeps {
   readonly log: Pick<EventStore, 'append'>;
@@ -18,6 +21,8 @@ export interface WritePipelineDeps {
   /** Told of each applied batch (it checkpoints the WAL off the event loop). */
   readonly checkpointer?: Pick<WalCheckpointer, 'noteCommit'>;
   readonly newId: () => string;
+  /** Where a write that failed for want of space stops the writes, until the disk has room again. */
+  readonly diskFull: Pick<DiskFull, 'enter' | 'refusal'>;
   readonly logger: Pick<Logger, 'fatal'>;
   /** Applying a durable batch failed: the database is behind the log and this process must restart. */
   readonly onFatal?: (error: Error) => void;
@@ -43,6 +48,12 @@ interface Write {
  * entry as for fifty, so writers arriving meanwhile share the next render instead of each forming
  * a batch of its own. A write resolves only once durable, applied and rendered; until it is applied,
  * the entries it changes are in flight (see InFlightEntries), so later commands decide against them.
+ *
+ * A batch that fails is answered `unavailable` (its writers may retry with the same Idempotency-Key),
+ * never as an internal error: how far it got decides what the answer says. Refused by the log for
+ * want of space: nothing was stored. Durable but not applied, or applied but not rendered: it was
+ * stored, and shows once the store heals. When the cause is a full disk, writes stop (see DiskFull)
+ * until `applyMissed` and the renders have brought the database and files back to the log.
  */
 export class WritePipeline {
   private readonly inFlight: InFlightEntries;
@@ -76,7 +87,9 @@ export class WritePipeline {
    * and rendered. `unused`: an id the caller has just found to be neither stored nor in flight.
    */
   write(events: readonly NewEvent[], unused?: string): Promise<EntryChanges> {
-    if (this.failure) return Promise.reject(this.failure);
+    if (this.failure) return Promise.reject(stopped(this.failure));
+    const refusal = this.deps.diskFull.refusal();
+    if (refusal) return Promise.reject(refusal);
     const { ids, changes } = this.inFlight.track(events, unused);
     return new Promise<EntryChanges>((resolve, reject) => {
       this.queue.push({ events, ids, changes, resolve, reject });
@@ -109,12 +122,26 @@ export class WritePipeline {
 
   private async commit(batch: readonly Write[]): Promise<void> {
     const untrack = () => this.inFlight.untrack(batch.flatMap((write) => write.ids));
+    // Queued behind a batch that found the disk full: refused as the writes after it are.
+    const refusal = this.failure ? stopped(this.failure) : this.deps.diskFull.refusal();
+    if (refusal) {
+      untrack();
+      for (const write of batch) write.reject(refusal);
+      return;
+    }
+    let events: MemoryEvent[];
     try {
-      if (this.failure) throw this.failure;
-      this.apply(await this.deps.log.append(batch.flatMap((write) => write.events)));
+      events = await this.deps.log.append(batch.flatMap((write) => write.events));
     } catch (error) {
       untrack();
-      for (const write of batch) write.reject(error);
+      this.fail(batch, error, error instanceof AppendRolledBack ? 'not stored' : 'maybe stored');
+      return;
+    }
+    try {
+      this.apply(events);
+    } catch (error) {
+      untrack();
+      this.fail(batch, error, 'stored');
       return;
     }
     untrack();
@@ -122,10 +149,22 @@ export class WritePipeline {
     try {
       await Promise.all([...pools].map((pool) => this.deps.flatFiles.refresh(pool)));
     } catch (error) {
-      for (const write of batch) write.reject(error);
+      this.fail(batch, error, 'stored');
       return;
     }
     for (const write of batch) write.resolve(write.changes);
+  }
+
+  /** Durable events the database has not applied (a batch whose apply failed for want of space), applied now. */
+  applyMissed(events: Iterable<MemoryEvent>): void {
+    const missed = [...events];
+    if (missed.length > 0) this.apply(missed);
+  }
+
+  private fail(batch: readonly Write[], error: unknown, outcome: Outcome): void {
+    if (isOutOfSpace(error)) this.deps.diskFull.enter(error);
+    const answer = unfinished(error, outcome);
+    for (const write of batch) write.reject(answer);
   }
 
   /** A durable batch, in seq order, into the database and out to the commit feed. */
@@ -133,6 +172,8 @@ export class WritePipeline {
     try {
       this.deps.flatFiles.noteChanges(this.deps.projection.apply(events));
     } catch (error) {
+      // Out of space: the transaction rolled back, the events are in the log; applyMissed takes them once there is room.
+      if (isOutOfSpace(error)) throw error;
       this.failure = error instanceof Error ? error : new Error(String(error));
       this.deps.logger.fatal({ err: this.failure }, 'applying a durable batch to the database failed; refusing further writes until restart');
       this.deps.onFatal?.(this.failure);
@@ -144,4 +185,26 @@ export class WritePipeline {
     this.deps.checkpointer?.noteCommit(events.length);
     this.deps.commits.publish(events);
   }
+}
+
+/** How far a failed write got: refused by the log, in the log and maybe more, or unknown (the log failed otherwise). */
+type Outcome = 'not stored' | 'stored' | 'maybe stored';
+
+/** A write that did not finish, as its writer is answered: unavailable, saying whether it was stored. */
+function unfinished(error: unknown, outcome: Outcome): MemoryError {
+  const cause = error instanceof AppendRolledBack ? error.reason : error;
+  const reason = messageOf(cause);
+  const full = isOutOfSpace(cause) ? 'the data disk is full' : 'the write did not finish';
+  const what =
+    outcome === 'not stored'
+      ? 'nothing was stored'
+      : outcome === 'stored'
+        ? 'it was stored and shows once memory has caught up; a retry with the same Idempotency-Key answers with it'
+        : 'it may have been stored; a retry with the same Idempotency-Key answers with it if so';
+  return new MemoryError('unavailable', `${full} (${reason}): ${what}`);
+}
+
+/** A write after one that could not be applied for another reason than space: the process restarts to recover. */
+function stopped(failure: Error): MemoryError {
+  return new MemoryError('unavailable', `memory takes no writes until it restarts (a write failed: ${failure.message}): nothing was stored`);
 }

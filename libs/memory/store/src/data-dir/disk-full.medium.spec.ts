@@ -1,0 +1,112 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { MemoryError } from '@engram/contracts';
+import { because, eventually, silentLogger, smallDisk, type SmallDisk } from '@engram/testing';
+import type { MemoryService } from '../writes/memory-service.js';
+import { openMemoryService } from './open-memory-service.js';
+import { verifyDataDir } from './rebuild.js';
+
+const person = { actor: 'user' as const, pool: 'full' };
+/** The longest content: its log line cannot fit in what is left of a page the log already has. */
+const long = (label: string): string => `${label} ${'all work and no play makes jack a dull boy '.repeat(46)}`.slice(0, 2000).trimEnd();
+
+let disk: SmallDisk;
+let service: MemoryService;
+const open = () => openMemoryService({ dataDir: disk.path, tier1MaxChars: 400, logger: silentLogger(), diskFullRetryMs: 50 });
+
+beforeEach(async () => {
+  disk = smallDisk();
+  service = await open();
+});
+afterEach(async () => {
+  await service.close();
+  disk.remove();
+});
+
+/** A write's answer: the entry, or the refusal as the caller gets it. */
+async function attempt(write: () => Promise<{ id: string }>): Promise<{ id: string } | MemoryError> {
+  return write().catch((error: unknown) => {
+    if (error instanceof MemoryError) return error;
+    throw error;
+  });
+}
+
+describe('a full data disk', () => {
+  it('answers a write it cannot finish as unavailable, stops taking writes but serves reads, and takes them again once space is freed', async () => {
+    const acknowledged = [];
+    for (const label of ['one', 'two', 'three']) acknowledged.push(await service.store({ ...person, content: long(label), idempotencyKey: label }));
+
+    disk.fill();
+    const during = { ...person, content: long('during'), idempotencyKey: 'during', idempotencyKeyBindsRequest: true };
+    // Whichever step runs out of room first (the log, the database, the flat files), the answer is a 503's code.
+    let request = during;
+    let failed = await attempt(() => service.store(request));
+    for (let tries = 0; !(failed instanceof MemoryError) && tries < 20; tries++) {
+      acknowledged.push(failed);
+      request = { ...during, content: long(`during ${tries}`), idempotencyKey: `during-${tries}` };
+      failed = await attempt(() => service.store(request));
+    }
+    expect(failed).toBeInstanceOf(MemoryError);
+    expect(failed).toMatchObject({ code: 'unavailable', message: expect.stringMatching(/^the data disk is full \(.*(ENOSPC|SQLITE_FULL|full)/i) });
+
+    expect((await service.ping({})).diskFull).toMatchObject({ since: expect.any(String), error: expect.any(String) });
+    await expect(service.store({ ...person, content: 'refused while full' })).rejects.toMatchObject({
+      code: 'unavailable',
+      message: expect.stringContaining('nothing was stored'),
+    });
+    await expect(service.delete({ ...person, id: acknowledged[0]!.id })).rejects.toMatchObject({ code: 'unavailable' });
+    // Reads go on.
+    expect((await service.get({ pool: 'full', id: acknowledged[0]!.id })).content).toBe(long('one'));
+    expect((await service.search({ pool: 'full', query: 'jack' })).length).toBeGreaterThanOrEqual(acknowledged.length);
+
+    disk.free();
+    await eventually(async () => expect((await service.ping({})).diskFull).toBeNull(), { timeout: 15_000 });
+    const retried = await service.store(request);
+    const after = await service.store({ ...person, content: 'stored once space is back', type: 'USER', category: 'preference' });
+
+    // Every acknowledged write is there once, the retried one once, and the files and the log agree with the database.
+    const contents = (await service.list({ pool: 'full', limit: 100 })).map((entry) => entry.content).sort();
+    const expected = [...acknowledged.map((entry) => (entry as { content: string }).content), retried.content, after.content].sort();
+    expect(contents).toEqual([...new Set(expected)].sort());
+    const files =
+      readFileSync(join(disk.path, 'pools', 'full', 'MEMORY.md'), 'utf8') + readFileSync(join(disk.path, 'pools', 'full', 'USER.md'), 'utf8');
+    for (const entry of [...acknowledged, retried, after]) expect(files).toContain(`[id:${entry.id}]`);
+
+    await service.close();
+    expect((await verifyDataDir(disk.path, silentLogger())).ok).toBe(true);
+    service = await open();
+    expect((await service.list({ pool: 'full', limit: 100 })).map((entry) => entry.content).sort()).toEqual(contents);
+  });
+
+  it('says truly whether a write it could not finish was stored: once space is back, what it called stored is there and what it called not stored is not', async () => {
+    await service.store({ ...person, content: 'before the disk filled', type: 'USER', category: 'preference' });
+    disk.fill();
+    // Short writes: their log line may still fit in the log's last page, so the database or the flat files run out of room first.
+    const answers: { content: string; answer: { id: string } | MemoryError }[] = [];
+    for (let index = 0; index < 6; index++) {
+      const content = `short write ${index}`;
+      answers.push({ content, answer: await attempt(() => service.store({ ...person, content, idempotencyKey: `short-${index}` })) });
+      if (answers.at(-1)!.answer instanceof MemoryError) break;
+    }
+    const refused = answers.at(-1)!.answer;
+    expect(refused).toMatchObject({ code: 'unavailable', message: expect.stringMatching(/^the data disk is full/) });
+    disk.free();
+    await eventually(async () => expect((await service.ping({})).diskFull).toBeNull(), { timeout: 15_000 });
+
+    const stored = new Set((await service.list({ pool: 'full', limit: 100 })).map((entry) => entry.content));
+    for (const { content, answer } of answers) {
+      const message = answer instanceof MemoryError ? answer.message : 'acknowledged';
+      if (message === 'acknowledged' || message.includes('it was stored')) because(`${content}: ${message}`, () => expect(stored).toContain(content));
+      else if (message.includes('nothing was stored')) because(`${content}: ${message}`, () => expect(stored).not.toContain(content));
+    }
+    // A retry of the refused write stores it once, whatever its answer said.
+    const last = answers.at(-1)!;
+    const index = answers.length - 1;
+    const retried = await service.store({ ...person, content: last.content, idempotencyKey: `short-${index}` });
+    expect(retried.content).toBe(last.content);
+    expect((await service.list({ pool: 'full', limit: 100 })).filter((entry) => entry.content === last.content)).toHaveLength(1);
+    const files = readFileSync(join(disk.path, 'pools', 'full', 'MEMORY.md'), 'utf8');
+    expect(files).toContain(`[id:${retried.id}] (uncategorized) ${last.content}`);
+  });
+});
