@@ -2,6 +2,7 @@ import { type MemoryClient, MemoryPattern } from '@engram/contracts';
 import type { MemoryEvent } from '@engram/domain';
 import { jobOptionsFor, queueOfJob, QueueName, type JobItem } from '@engram/jobs';
 import { Queue, QueueEvents, type Job, type JobsOptions } from 'bullmq';
+import { startParts, type StartedParts } from '../support/started-parts.js';
 import { startRedis, type TestRedis } from '../support/redis.js';
 import { startMemory, startWorker, type RunningMemory, type RunningWorker } from '../support/stack.js';
 
@@ -9,7 +10,8 @@ import { startMemory, startWorker, type RunningMemory, type RunningWorker } from
 export interface WorkerStack {
   readonly redis: TestRedis;
   readonly memory: RunningMemory;
-  worker: RunningWorker;
+  /** The worker running now (restartWorker starts another). */
+  readonly worker: RunningWorker;
   readonly client: MemoryClient;
   readonly workerEnv: Readonly<Record<string, string>>;
   /** Adds a job as a producer would (registry options), or with the given options. */
@@ -22,17 +24,30 @@ export interface WorkerStack {
   stop(): Promise<void>;
 }
 
-export async function startWorkerStack(options: {
+export function startWorkerStack(options: {
   readonly memoryEnv?: Readonly<Record<string, string>>;
   readonly workerEnv?: Readonly<Record<string, string>>;
 }): Promise<WorkerStack> {
-  const redis = await startRedis();
-  const memory = await startMemory({ REDIS_URL: redis.url, ...options.memoryEnv });
+  return startParts((parts) => start(parts, options));
+}
+
+async function start(
+  parts: StartedParts,
+  options: { readonly memoryEnv?: Readonly<Record<string, string>>; readonly workerEnv?: Readonly<Record<string, string>> },
+): Promise<WorkerStack> {
+  const redis = parts.add(await startRedis(), (started) => started.stop());
+  const memory = parts.add(await startMemory({ REDIS_URL: redis.url, ...options.memoryEnv }), (started) => started.stop());
   const workerEnv = { REDIS_URL: redis.url, ...memory.clientEnv, CONSOLIDATION_MODEL: 'off', ...options.workerEnv };
-  const worker = await startWorker(workerEnv);
-  const client = memory.client(10_000);
+  const running = { worker: await startWorker(workerEnv) };
+  // The worker of the moment: restartWorker replaces it.
+  parts.add(running, (current) => current.worker.stop());
+  const client = parts.add(memory.client(10_000), (started) => started.close());
   const queues = new Map<QueueName, Queue>();
   const queueEvents = new Map<QueueName, QueueEvents>();
+  parts.add(null, async () => {
+    await Promise.all([...queueEvents.values()].map((events) => events.close()));
+    await Promise.all([...queues.values()].map((item) => item.close()));
+  });
   const queue = (name: QueueName): Queue => {
     let found = queues.get(name);
     if (!found) {
@@ -54,7 +69,9 @@ export async function startWorkerStack(options: {
   const stack: WorkerStack = {
     redis,
     memory,
-    worker,
+    get worker() {
+      return running.worker;
+    },
     client,
     workerEnv,
     enqueue: async (item, jobOptions) => {
@@ -66,16 +83,9 @@ export async function startWorkerStack(options: {
     queue,
     events: (pool) => client.call(MemoryPattern.EventsAfter, { after: 0, pool, limit: 1000 }),
     restartWorker: async () => {
-      stack.worker = await startWorker(workerEnv);
+      running.worker = await startWorker(workerEnv);
     },
-    stop: async () => {
-      await Promise.all([...queueEvents.values()].map((events) => events.close()));
-      await Promise.all([...queues.values()].map((item) => item.close()));
-      await stack.worker.stop();
-      await client.close();
-      await memory.stop();
-      await redis.stop();
-    },
+    stop: () => parts.stopAll(),
   };
   return stack;
 }

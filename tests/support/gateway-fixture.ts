@@ -1,6 +1,7 @@
 import OpenAI from 'openai';
 import { freePort } from './ports.js';
 import { startRedis, type TestRedis } from './redis.js';
+import { startParts } from './started-parts.js';
 import { ScriptedOpenAiUpstream, type ChatReply, type ChatResponder, type ScriptedOpenAiOptions } from './scripted-openai-upstream.js';
 import { startGateway, startMemory, type RunningGateway, type RunningMemory } from './stack.js';
 
@@ -27,41 +28,45 @@ export interface GatewayStackOptions {
 }
 
 /** Real Redis, real memory service, real gateway, scripted upstream: one per test file. */
-export async function startGatewayStack(options: GatewayStackOptions): Promise<GatewayStack> {
-  const redis = await startRedis();
-  const upstream = await ScriptedOpenAiUpstream.start(options.responder, options.upstreamOptions);
-  const memory = options.memory === false ? undefined : await startMemory({ ...options.memoryEnv, REDIS_URL: redis.url });
-  const memoryEnv = memory ? memory.clientEnv : { MEMORY_HOST: '127.0.0.1', MEMORY_PORT: String(await freePort()) };
-  const gateway = await startGateway({
-    UPSTREAM_BASE_URL: upstream.baseUrl,
-    REDIS_URL: redis.url,
-    MEMORY_RPC_TIMEOUT_MS: '1000',
-    ...memoryEnv,
-    ...options.gatewayEnv,
-  });
-  let redisStopped: Promise<void> | undefined;
-  const stopRedis = (): Promise<void> => (redisStopped ??= redis.stop());
-  return {
-    redis,
-    stopRedis,
-    memory,
-    upstream,
-    gateway,
-    client: ({ apiKey = 'sk-client', pool, headers } = {}) =>
-      new OpenAI({
-        baseURL: pool ? `${gateway.url}/pools/${pool}/v1` : `${gateway.url}/v1`,
-        apiKey,
-        maxRetries: 0,
-        timeout: 20_000,
-        ...(headers ? { defaultHeaders: headers } : {}),
+export function startGatewayStack(options: GatewayStackOptions): Promise<GatewayStack> {
+  return startParts(async (parts) => {
+    const redis = await startRedis();
+    let redisStopped: Promise<void> | undefined;
+    const stopRedis = (): Promise<void> => (redisStopped ??= redis.stop());
+    parts.add(redis, stopRedis);
+    const upstream = parts.add(await ScriptedOpenAiUpstream.start(options.responder, options.upstreamOptions), (started) => started.close());
+    const memory =
+      options.memory === false
+        ? undefined
+        : parts.add(await startMemory({ ...options.memoryEnv, REDIS_URL: redis.url }), (started) => started.stop());
+    const memoryEnv = memory ? memory.clientEnv : { MEMORY_HOST: '127.0.0.1', MEMORY_PORT: String(await freePort()) };
+    const gateway = parts.add(
+      await startGateway({
+        UPSTREAM_BASE_URL: upstream.baseUrl,
+        REDIS_URL: redis.url,
+        MEMORY_RPC_TIMEOUT_MS: '1000',
+        ...memoryEnv,
+        ...options.gatewayEnv,
       }),
-    stop: async () => {
-      await gateway.stop();
-      await memory?.stop();
-      await upstream.close();
-      await stopRedis();
-    },
-  };
+      (started) => started.stop(),
+    );
+    return {
+      redis,
+      stopRedis,
+      memory,
+      upstream,
+      gateway,
+      client: ({ apiKey = 'sk-client', pool, headers } = {}) =>
+        new OpenAI({
+          baseURL: pool ? `${gateway.url}/pools/${pool}/v1` : `${gateway.url}/v1`,
+          apiKey,
+          maxRetries: 0,
+          timeout: 20_000,
+          ...(headers ? { defaultHeaders: headers } : {}),
+        }),
+      stop: () => parts.stopAll(),
+    };
+  });
 }
 
 /** The text of a chat message content (string or parts). */

@@ -6,6 +6,7 @@ import { startRedis, type TestRedis } from './redis.js';
 import { ScriptedAnthropicUpstream, type ScriptedAnthropicOptions } from './scripted-anthropic-upstream.js';
 import { ScriptedResponsesUpstream, type ScriptedResponsesOptions } from './scripted-responses-upstream.js';
 import { startGateway, startMemory, type RunningGateway, type RunningMemory } from './stack.js';
+import { startParts } from './started-parts.js';
 
 /** Real Redis, memory and gateway, with scripted Anthropic and Responses upstreams behind it. */
 export interface SurfacesStack {
@@ -23,34 +24,27 @@ export interface SurfacesStackOptions {
   readonly responses?: ScriptedResponsesOptions;
 }
 
-export async function startSurfacesStack(options: SurfacesStackOptions = {}): Promise<SurfacesStack> {
-  const redis = await startRedis();
-  const anthropic = await ScriptedAnthropicUpstream.start(options.anthropic);
-  const responses = await ScriptedResponsesUpstream.start(options.responses);
-  const memory = await startMemory({ REDIS_URL: redis.url });
-  const gateway = await startGateway({
-    REDIS_URL: redis.url,
-    ...memory.clientEnv,
-    MEMORY_RPC_TIMEOUT_MS: '1000',
-    UPSTREAM_BASE_URL: responses.url,
-    ANTHROPIC_UPSTREAM_BASE_URL: anthropic.url,
-    // Scripted upstreams answer at once; a short deadline lets the timeout test run quickly.
-    UPSTREAM_TIMEOUT_MS: '2500',
-    ...options.gatewayEnv,
+export function startSurfacesStack(options: SurfacesStackOptions = {}): Promise<SurfacesStack> {
+  return startParts(async (parts) => {
+    const redis = parts.add(await startRedis(), (started) => started.stop());
+    const anthropic = parts.add(await ScriptedAnthropicUpstream.start(options.anthropic), (started) => started.close());
+    const responses = parts.add(await ScriptedResponsesUpstream.start(options.responses), (started) => started.close());
+    const memory = parts.add(await startMemory({ REDIS_URL: redis.url }), (started) => started.stop());
+    const gateway = parts.add(
+      await startGateway({
+        REDIS_URL: redis.url,
+        ...memory.clientEnv,
+        MEMORY_RPC_TIMEOUT_MS: '1000',
+        UPSTREAM_BASE_URL: responses.url,
+        ANTHROPIC_UPSTREAM_BASE_URL: anthropic.url,
+        // Scripted upstreams answer at once; a short deadline lets the timeout test run quickly.
+        UPSTREAM_TIMEOUT_MS: '2500',
+        ...options.gatewayEnv,
+      }),
+      (started) => started.stop(),
+    );
+    return { redis, memory, anthropic, responses, gateway, stop: () => parts.stopAll() };
   });
-  return {
-    redis,
-    memory,
-    anthropic,
-    responses,
-    gateway,
-    stop: async () => {
-      await gateway.stop();
-      await memory.stop();
-      await Promise.all([anthropic.close(), responses.close()]);
-      await redis.stop();
-    },
-  };
 }
 
 /** The marker's content reached the worker's extraction queue, with the exchange the person saw. */
