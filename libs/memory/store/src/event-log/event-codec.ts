@@ -1,0 +1,33 @@
+import type { MemoryEvent } from '@engram/domain';
+
+/**
+ * An event as a store writes it: the envelope (seq, type, id, at, pool, actor, causationId,
+ * schemaVersion) in the clear, so a store can index, order and check it without the key, and the
+ * event's `data` (the part that holds what a person said) either as it is or sealed.
+ */
+export type StoredEvent = Omit<MemoryEvent, 'data'> & ({ readonly data: MemoryEvent['data'] } | { readonly sealed: string });
+
+/**
+ * The one seam between an event and the bytes a store keeps of it, shared by every store (the NDJSON
+ * file log, the PostgreSQL table): what a store writes is `toStored(event)`, what it reads back goes
+ * through `fromStored`. Without a key it is the identity; with one, `data` is sealed with AES-256-GCM
+ * under the event's id, pool and seq as associated data, so a sealed body cannot be moved to another
+ * event. Redaction, compaction, verify and replay read and write through the same codec.
+ */
+export interface EventCodec {
+  /** Whether stored events are sealed (a key is configured). */
+  readonly sealing: boolean;
+  toStored(event: MemoryEvent): StoredEvent;
+  /** Throws UnsealError (from @engram/config) when a sealed body does not open with this key. */
+  fromStored(stored: StoredEvent): MemoryEvent;
+}
+
+/** No key: the stored event is the event. */
+export const plainEventCodec: EventCodec = {
+  sealing: false,
+  toStored: (event) => event,
+  fromStored: (stored) => {
+    if ('sealed' in stored) throw new Error(`event ${stored.seq} is sealed and no encryption key is configured (ENGRAM_ENCRYPTION_KEY)`);
+    return stored;
+  },
+};
