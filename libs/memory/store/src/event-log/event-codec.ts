@@ -28,6 +28,6 @@ export const plainEventCodec: EventCodec = {
   toStored: (event) => event,
   fromStored: (stored) => {
     if ('sealed' in stored) throw new Error(`event ${stored.seq} is sealed and no encryption key is configured (ENGRAM_ENCRYPTION_KEY)`);
-    return stored;
+    return stored as MemoryEvent;
   },
 };
