@@ -54,7 +54,7 @@ export async function startMemory(
     healthPort,
     clientEnv: { MEMORY_HOST: '127.0.0.1', MEMORY_PORT: String(port), ENGRAM_DATA_DIR: dataDir },
     client: (timeoutMs) =>
-      MemoryClient.connect({ host: '127.0.0.1', port, timeoutMs, token: new InternalTokenSource(undefined, dataDir, encryptionKey) }),
+      MemoryClient.connect({ replicas: [{ host: '127.0.0.1', port }], timeoutMs, token: new InternalTokenSource(undefined, dataDir, encryptionKey) }),
     stop: async ({ keepData = false } = {}) => {
       await process.stop();
       if (!keepData && !options.dataDir) rmSync(dataDir, { recursive: true, force: true });

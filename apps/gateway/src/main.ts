@@ -16,7 +16,15 @@ import {
   openNetworkWarning,
   GatewayTier1Cache,
 } from '@engram/gateway-engine';
-import { createFailFastRedis, createLogger, exitOnStartFailure, logUncaughtErrors, NestPinoLogger, stopOnSignals } from '@engram/observability';
+import {
+  createFailFastRedis,
+  createLogger,
+  exitOnStartFailure,
+  logReplicaChange,
+  logUncaughtErrors,
+  NestPinoLogger,
+  stopOnSignals,
+} from '@engram/observability';
 import type { FastifyInstance } from 'fastify';
 import { AppModule } from './app.module.js';
 import { serveConsole } from './http/console-assets.js';
@@ -50,10 +58,10 @@ async function bootstrap(): Promise<void> {
   const keys = ApiKeys.parse(config.apiKeys);
 
   const memoryClient = MemoryClient.connect({
-    host: config.memory.host,
-    port: config.memory.port,
+    replicas: config.memory.replicas,
     timeoutMs: config.memory.rpcTimeoutMs,
     token: new InternalTokenSource(config.internalToken, config.dataDir, config.encryptionKey),
+    onReplicaChange: logReplicaChange(logger),
   });
   const redis = createFailFastRedis(config.redisUrl);
   const cache = new GatewayTier1Cache(memoryClient, { ttlMs: TIER1_TTL_MS });

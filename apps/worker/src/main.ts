@@ -27,7 +27,7 @@ async function bootstrap(): Promise<void> {
   // BullMQ workers block on Redis: their connection must never give up on a command.
   const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
   redis.on('error', (error) => logger.warn({ error: error.message }, 'redis connection error'));
-  const memory = createMemoryClient(config);
+  const memory = createMemoryClient(config, logger);
   const llm = createLlm(config);
   // Entries are embedded here: with EMBEDDINGS_MODEL_DIR the model is loaded into this process.
   const embedder = config.embeddings ? await openEmbedder(config.embeddings) : null;

@@ -1,38 +1,71 @@
-import { MemoryPattern, type MemoryClient } from '@engram/contracts';
+import type { MemoryClient, ReplicaReadiness } from '@engram/contracts';
 import type { AuthMode } from '@engram/gateway-engine';
 import { pingRedis } from '@engram/observability';
 import type { Redis } from 'ioredis';
 
+type MemoryState = 'up' | 'down' | 'read-only';
+
+/** One memory replica (MEMORY_HOSTS) as /readyz names it. */
+export interface ReplicaCheck {
+  /** host:port as configured. */
+  readonly address: string;
+  readonly state: MemoryState;
+  /** Since when calls go to it (up) or around it (down); null before the first call. */
+  readonly since: string | null;
+  /** Why it is down. */
+  readonly error?: string;
+  readonly lastSeq: number | null;
+}
+
 export interface Readiness {
   readonly ready: boolean;
-  /** memory `read-only`: its data disk is full, it takes no writes (stores answer 503) until space is freed. */
-  readonly checks: { readonly memory: 'up' | 'down' | 'read-only'; readonly redis: 'up' | 'down' };
+  /**
+   * memory: `up` while at least one replica answers and takes writes; `read-only`: the ones that answer
+   * have a full data disk, they take no writes (stores answer 503) until space is freed.
+   */
+  readonly checks: { readonly memory: MemoryState; readonly redis: 'up' | 'down' };
+  /** Each memory replica the gateway calls, in MEMORY_HOSTS order. */
+  readonly memoryReplicas: readonly ReplicaCheck[];
   /** Since when memory's disk is full, and the error it got; absent otherwise. */
   readonly memoryDiskFull?: { readonly since: string; readonly error: string };
   /** `open`: no ENGRAM_API_KEYS, anyone who reaches the port may use every pool. */
   readonly auth: AuthMode;
 }
 
-/** `/readyz`: whether memory and Redis answer right now, which one is missing, whether memory takes writes, and whether keys are required. */
+/** `/readyz`: whether memory (each replica) and Redis answer right now, which one is missing, whether memory takes writes, and whether keys are required. */
 export class HealthService {
   constructor(
-    private readonly memory: Pick<MemoryClient, 'call'>,
+    private readonly memory: Pick<MemoryClient, 'readiness'>,
     private readonly redis: Redis,
     private readonly timeoutMs: number,
     private readonly auth: AuthMode,
   ) {}
 
   async readiness(): Promise<Readiness> {
-    const [ping, redis] = await Promise.all([
-      this.memory.call(MemoryPattern.Ping, {}, this.timeoutMs).catch(() => null),
-      pingRedis(this.redis, this.timeoutMs),
-    ]);
-    const memory = ping === null ? 'down' : ping.diskFull ? 'read-only' : 'up';
+    const [replicas, redis] = await Promise.all([this.memory.readiness(this.timeoutMs), pingRedis(this.redis, this.timeoutMs)]);
+    const memory = memoryStateOf(replicas);
+    const diskFull = memory === 'read-only' ? replicas.find((replica) => replica.diskFull)?.diskFull : undefined;
     return {
       ready: memory === 'up' && redis === 'up',
       checks: { memory, redis },
-      ...(ping?.diskFull ? { memoryDiskFull: ping.diskFull } : {}),
+      memoryReplicas: replicas.map(replicaCheckOf),
+      ...(diskFull ? { memoryDiskFull: diskFull } : {}),
       auth: this.auth,
     };
   }
+}
+
+function memoryStateOf(replicas: readonly ReplicaReadiness[]): MemoryState {
+  if (replicas.some((replica) => replica.ping === 'up')) return 'up';
+  return replicas.some((replica) => replica.ping === 'read-only') ? 'read-only' : 'down';
+}
+
+function replicaCheckOf(replica: ReplicaReadiness): ReplicaCheck {
+  return {
+    address: replica.address,
+    state: replica.ping,
+    since: replica.since,
+    ...(replica.ping === 'down' && replica.error !== null ? { error: replica.error } : {}),
+    lastSeq: replica.lastSeq,
+  };
 }

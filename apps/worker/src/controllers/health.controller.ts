@@ -1,5 +1,5 @@
 import { Controller, Get, HttpCode, Inject, NotFoundException, Param, Post, Res, UseGuards } from '@nestjs/common';
-import { MemoryPattern, type MemoryClient } from '@engram/contracts';
+import type { MemoryClient } from '@engram/contracts';
 import type { QueueName } from '@engram/jobs';
 import { pingRedis } from '@engram/observability';
 import type { Queue } from 'bullmq';
@@ -25,17 +25,27 @@ export class HealthController {
     return { status: 'ok' };
   }
 
-  /** Ready when Redis (the queues) and the memory service both answer. */
+  /** Ready when Redis (the queues) and at least one memory replica answer; each replica's state is named. */
   @Get('readyz')
   async readyz(@Res({ passthrough: true }) reply: FastifyReply): Promise<object> {
-    const redis = { status: await pingRedis(this.redis, CHECK_TIMEOUT_MS) };
-    const memory = await this.memory.call(MemoryPattern.Ping, {}, CHECK_TIMEOUT_MS).then(
-      (answer) => ({ status: 'up' as const, lastSeq: answer.lastSeq }),
-      (error: Error) => ({ status: 'down' as const, error: error.message }),
-    );
-    const ready = redis.status === 'up' && memory.status === 'up';
+    const [redisStatus, replicas] = await Promise.all([pingRedis(this.redis, CHECK_TIMEOUT_MS), this.memory.readiness(CHECK_TIMEOUT_MS)]);
+    const answering = replicas.find((replica) => replica.ping !== 'down');
+    const memory = answering
+      ? { status: 'up' as const, lastSeq: answering.lastSeq }
+      : { status: 'down' as const, error: replicas.map((replica) => replica.error ?? 'no answer').join('; ') };
+    const ready = redisStatus === 'up' && memory.status === 'up';
     void reply.status(ready ? 200 : 503);
-    return { status: ready ? 'ready' : 'down', checks: { redis, memory } };
+    return {
+      status: ready ? 'ready' : 'down',
+      checks: { redis: { status: redisStatus }, memory },
+      memoryReplicas: replicas.map(({ address, ping, since, error, lastSeq }) => ({
+        address,
+        state: ping,
+        since,
+        ...(ping === 'down' && error !== null ? { error } : {}),
+        lastSeq,
+      })),
+    };
   }
 
   /** Job counts per served queue, failed included. */

@@ -1,19 +1,19 @@
 import type { EngramConfig } from '@engram/config';
 import { InternalTokenSource, MemoryClient, MemoryPattern } from '@engram/contracts';
 import type { MemoryPort } from '@engram/worker-handlers';
-import { requestContext } from '@engram/observability';
+import { logReplicaChange, requestContext, type Logger } from '@engram/observability';
 
 /** A consolidation, or a decay sweep of a large pool, writes many events in one call: a longer deadline than a read. */
 const LONG_WRITE_TIMEOUT_MS = 30_000;
 const LONG_WRITES: ReadonlySet<string> = new Set([MemoryPattern.Consolidate, MemoryPattern.DecaySweep]);
 
-/** The worker's only way to memory: the contracts' client over Nest TCP. */
-export function createMemoryClient(config: EngramConfig): MemoryClient {
+/** The worker's only way to memory: the contracts' client over Nest TCP, to the replicas of MEMORY_HOSTS. */
+export function createMemoryClient(config: EngramConfig, logger: Logger): MemoryClient {
   return MemoryClient.connect({
-    host: config.memory.host,
-    port: config.memory.port,
+    replicas: config.memory.replicas,
     timeoutMs: config.memory.rpcTimeoutMs,
     token: new InternalTokenSource(config.internalToken, config.dataDir, config.encryptionKey),
+    onReplicaChange: logReplicaChange(logger),
   });
 }
 

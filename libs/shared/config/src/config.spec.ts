@@ -94,3 +94,36 @@ describe('loadConfig: the at-rest key', () => {
     expect(`${String(key)} ${inspect(key)}`).not.toContain(hex.slice(0, 16));
   });
 });
+
+describe('loadConfig: the memory replicas the gateway and worker call', () => {
+  const token = { ENGRAM_INTERNAL_TOKEN: 'a-token-of-16-characters' };
+
+  it('is the one at MEMORY_HOST/MEMORY_PORT without MEMORY_HOSTS', () => {
+    expect(loadConfig({}).memory.replicas).toEqual([{ host: '127.0.0.1', port: 4001 }]);
+    expect(loadConfig({ MEMORY_HOST: 'memory', MEMORY_PORT: '5001' }).memory.replicas).toEqual([{ host: 'memory', port: 5001 }]);
+  });
+
+  it('reads MEMORY_HOSTS in order, names, IPv4 and bracketed IPv6, while MEMORY_HOST/MEMORY_PORT stay the listener', () => {
+    const config = loadConfig({ ...token, MEMORY_HOST: '0.0.0.0', MEMORY_HOSTS: ' memory-1:4001, 10.0.0.7:4101 ,[fd00::2]:4001' });
+    expect(config.memory.replicas).toEqual([
+      { host: 'memory-1', port: 4001 },
+      { host: '10.0.0.7', port: 4101 },
+      { host: 'fd00::2', port: 4001 },
+    ]);
+    expect(config.memory).toMatchObject({ host: '0.0.0.0', port: 4001 });
+  });
+
+  it('refuses an entry without a port, a port out of range, a repeated replica, and an empty list', () => {
+    expect(() => loadConfig({ ...token, MEMORY_HOSTS: 'memory-1:4001,memory-2' })).toThrow(/MEMORY_HOSTS.*host:port/);
+    expect(() => loadConfig({ ...token, MEMORY_HOSTS: 'memory-1:70000' })).toThrow(/MEMORY_HOSTS: memory-1:70000: the port must be 1-65535/);
+    expect(() => loadConfig({ ...token, MEMORY_HOSTS: 'memory-1:4001,memory-1:4001' })).toThrow(/MEMORY_HOSTS names memory-1:4001 twice/);
+    expect(() => loadConfig({ ...token, MEMORY_HOSTS: ' , ' })).toThrow(/MEMORY_HOSTS/);
+  });
+
+  it('refuses more than one replica without ENGRAM_INTERNAL_TOKEN: each would generate a token of its own', () => {
+    expect(() => loadConfig({ MEMORY_HOSTS: 'memory-1:4001,memory-2:4001' })).toThrow(
+      new ConfigError('invalid configuration: MEMORY_HOSTS names 2 memory replicas: set ENGRAM_INTERNAL_TOKEN, the same in every process'),
+    );
+    expect(loadConfig({ MEMORY_HOSTS: 'memory-1:4001' }).memory.replicas).toEqual([{ host: 'memory-1', port: 4001 }]);
+  });
+});

@@ -5,6 +5,8 @@ import { EncryptionKey } from './encryption-key.js';
 const port = z.coerce.number().int().min(0).max(65_535);
 const positiveInt = z.coerce.number().int().positive();
 /** A DNS name, `.domain` (every name under it) or `*`: an entry of ENGRAM_ALLOWED_HOSTS. */
+/** An entry of MEMORY_HOSTS: a name or IPv4 address, or a bracketed IPv6 address, and a port. */
+const HOST_PORT = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?):\d{1,5}$/;
 const HOST_NAME = /^(\*|\.?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*)$/;
 
 /** The one schema of Engram's environment (docs/DESIGN.md, "Configuration"). Each entry point hands process.env to loadConfig; nothing else interprets it. */
@@ -15,6 +17,16 @@ const EnvSchema = z.object({
   GATEWAY_PORT: port.default(8080),
   MEMORY_HOST: z.string().default('127.0.0.1'),
   MEMORY_PORT: port.default(4001),
+  MEMORY_HOSTS: z
+    .string()
+    .transform((value) =>
+      value
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter((entry) => entry !== ''),
+    )
+    .pipe(z.array(z.string().regex(HOST_PORT, 'each entry must be host:port (memory-1:4001), comma-separated')).min(1))
+    .optional(),
   MEMORY_HEALTH_PORT: port.default(4002),
   MEMORY_RPC_TIMEOUT_MS: positiveInt.default(1_500),
   UPSTREAM_BASE_URL: z.string().url().default('https://api.openai.com/v1'),
@@ -62,8 +74,14 @@ export interface EngramConfig {
   readonly logLevel: Env['LOG_LEVEL'];
   readonly gateway: { readonly host: string; readonly port: number };
   readonly memory: {
+    /** Where `memory` listens (MEMORY_HOST/MEMORY_PORT). */
     readonly host: string;
     readonly port: number;
+    /**
+     * The memory replicas the gateway and worker call: MEMORY_HOSTS in order, or the one at
+     * MEMORY_HOST/MEMORY_PORT. More than one share one event store (ENGRAM_EVENT_STORE).
+     */
+    readonly replicas: readonly MemoryAddress[];
     readonly healthPort: number;
     readonly rpcTimeoutMs: number;
   };
@@ -96,6 +114,11 @@ export interface EngramConfig {
    * data dir's databases are SQLCipher files. Null (the default): everything is written in the clear.
    */
   readonly encryptionKey: EncryptionKey | null;
+}
+
+export interface MemoryAddress {
+  readonly host: string;
+  readonly port: number;
 }
 
 export type EmbeddingsConfig = EndpointEmbeddingsConfig | ModelDirEmbeddingsConfig;
@@ -148,6 +171,16 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): E
     );
   }
   const encryptionKey = encryptionKeyOf(e);
+  const replicas = e.MEMORY_HOSTS?.map(memoryAddressOf) ?? [{ host: e.MEMORY_HOST, port: e.MEMORY_PORT }];
+  const named = replicas.map(({ host, port }) => `${host}:${port}`);
+  const repeated = named.find((address, index) => named.indexOf(address) !== index);
+  if (repeated) throw new ConfigError(`invalid configuration: MEMORY_HOSTS names ${repeated} twice`);
+  if (replicas.length > 1 && e.ENGRAM_INTERNAL_TOKEN === undefined) {
+    // Each replica has a data dir of its own, so each would generate a token of its own.
+    throw new ConfigError(
+      `invalid configuration: MEMORY_HOSTS names ${replicas.length} memory replicas: set ENGRAM_INTERNAL_TOKEN, the same in every process`,
+    );
+  }
   return {
     dataDir: e.ENGRAM_DATA_DIR,
     redisUrl: e.REDIS_URL,
@@ -156,6 +189,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): E
     memory: {
       host: e.MEMORY_HOST,
       port: e.MEMORY_PORT,
+      replicas,
       healthPort: e.MEMORY_HEALTH_PORT,
       rpcTimeoutMs: e.MEMORY_RPC_TIMEOUT_MS,
     },
@@ -177,6 +211,13 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): E
     embeddings: embeddingsConfig(e),
     encryptionKey,
   };
+}
+
+function memoryAddressOf(entry: string): MemoryAddress {
+  const colon = entry.lastIndexOf(':');
+  const port = Number(entry.slice(colon + 1));
+  if (port < 1 || port > 65_535) throw new ConfigError(`invalid configuration: MEMORY_HOSTS: ${entry}: the port must be 1-65535`);
+  return { host: entry.slice(0, colon).replace(/^\[(.*)\]$/, '$1'), port };
 }
 
 /** The key from the variable or from the file it is in (a compose secret, a key file outside the data volume). */
