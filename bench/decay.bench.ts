@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { type MemoryClient, MemoryPattern } from '@engram/contracts';
 import { EVENT_SCHEMA_VERSION, shouldArchive, type MemoryEntry, type NewEvent } from '@engram/domain';
 import { decaySweep } from '@engram/worker-handlers';
-import { EventLog } from '@engram/memory-store';
+import { EventLog, plainEventCodec } from '@engram/memory-store';
 import { silentLogger, tempDataDir } from '@engram/testing';
 import { startRedis } from '../tests/support/redis.js';
 import { startMemory } from '../tests/support/stack.js';
@@ -64,7 +64,7 @@ const sweepAfter: Sweep = async (client, pool) => {
 
 /** Pools of 10k stored entries each, written straight into a log the memory service then starts from. */
 async function writePools(dataDir: string, pools: readonly string[]): Promise<void> {
-  const log = await EventLog.open({ dir: join(dataDir, 'events'), logger: silentLogger() });
+  const log = await EventLog.open({ codec: plainEventCodec, dir: join(dataDir, 'events'), logger: silentLogger() });
   for (const pool of pools) {
     for (let start = 0; start < POOL_SIZE; start += 5_000) {
       const batch: NewEvent[] = [];

@@ -9,7 +9,7 @@
  */
 import { pino } from 'pino';
 import { join } from 'node:path';
-import { AUTO_COMPACT, compactDataDir, EventLog, openMemoryService, replayDataDir } from '@engram/memory-store';
+import { AUTO_COMPACT, compactDataDir, EventLog, openMemoryService, plainEventCodec, replayDataDir } from '@engram/memory-store';
 import { tempDataDir } from '@engram/testing';
 import { heavyUserYear, query, sentence, writeLog } from './fixtures.js';
 import type { BenchRow } from './run.js';
@@ -107,7 +107,7 @@ export async function quietPoolEventsRead(count: number): Promise<BenchRow[]> {
   try {
     await writeLog(dir.path, count);
     const service = await openMemoryService({ dataDir: dir.path, tier1MaxChars: 400, logger });
-    const scan = await EventLog.open({ dir: join(dir.path, 'events'), logger, readOnly: true });
+    const scan = await EventLog.open({ codec: plainEventCodec, dir: join(dir.path, 'events'), logger, readOnly: true });
     try {
       const indexed: number[] = [];
       const scanned: number[] = [];
@@ -157,6 +157,7 @@ export async function heavyUserYearRows(): Promise<BenchRow[]> {
     try {
       let compactions = 0;
       const log = await EventLog.open({
+        codec: plainEventCodec,
         dir: join(dir.path, 'events'),
         logger,
         ...(variant.autoCompact ? { autoCompact: AUTO_COMPACT, onCompacted: () => (compactions += 1) } : {}),
@@ -166,7 +167,7 @@ export async function heavyUserYearRows(): Promise<BenchRow[]> {
       await log.close();
       const writeSeconds = (performance.now() - started) / 1000;
       if (variant.compactAtEnd) await compactDataDir(dir.path, logger);
-      const bytes = (await EventLog.open({ dir: join(dir.path, 'events'), logger, readOnly: true })).size.bytes;
+      const bytes = (await EventLog.open({ codec: plainEventCodec, dir: join(dir.path, 'events'), logger, readOnly: true })).size.bytes;
       const replayStarted = performance.now();
       const replayed = await replayDataDir(dir.path, logger);
       const replaySeconds = (performance.now() - replayStarted) / 1000;

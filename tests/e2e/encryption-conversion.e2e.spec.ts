@@ -61,7 +61,7 @@ const journalStep = (dataDir: string): string | undefined => {
 const STEPS: Record<string, (dataDir: string) => boolean> = {
   'journal written': (dataDir) => existsSync(join(dataDir, 'convert.json')),
   'database copied': (dataDir) => existsSync(join(dataDir, 'convert-new', 'engram.db')),
-  'log being copied': (dataDir) => existsSync(join(dataDir, 'convert-new', 'events')),
+  'log being sealed': (dataDir) => existsSync(join(dataDir, 'convert-new', 'events')),
   'copy verified, swapping': (dataDir) => journalStep(dataDir) === 'swapping',
   'old database moved out': (dataDir) => existsSync(join(dataDir, 'convert-old', 'engram.db')),
   'old log moved out': (dataDir) => existsSync(join(dataDir, 'convert-old', 'events')),
@@ -130,8 +130,7 @@ describe('engram encrypt / rekey / decrypt, killed with SIGKILL at any point and
       expect(await stats(dataDir, env)).toEqual(seeded);
       const verify = await engram(['verify', '--data-dir', dataDir], env);
       because(verify.stdout, () => expect(verify.code).toBe(0));
-      // The log is sealed by a later step of issue 23.
-      expect(filesContaining(dataDir, TOKEN).filter((path) => !path.startsWith('events/'))).toEqual([]);
+      expect(filesContaining(dataDir, TOKEN)).toEqual([]);
       expect(readdirSync(dataDir).filter((name) => name.startsWith('convert'))).toEqual([]);
       rmSync(dataDir, { recursive: true, force: true });
     }

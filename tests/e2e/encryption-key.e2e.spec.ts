@@ -78,8 +78,7 @@ describe('the memory service and ENGRAM_ENCRYPTION_KEY, as real processes', () =
       await gateway.stop();
     }
     await memory.stop({ keepData: true });
-    // The log is sealed by a later step of issue 23.
-    expect(filesContaining(dataDir, TOKEN).filter((path) => !path.startsWith('events/'))).toEqual([]);
+    expect(filesContaining(dataDir, TOKEN)).toEqual([]);
     expect(readFileSync(join(dataDir, 'internal-token')).subarray(0, 17).toString()).toBe('engram-sealed-v1\n');
     expect(() => readInternalToken(dataDir)).toThrow('internal-token is encrypted and no key is set');
 

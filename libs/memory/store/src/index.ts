@@ -3,6 +3,7 @@ export { MemoryService, type MemoryServiceDeps } from './writes/memory-service.j
 export { CommitFeed, type CommitReader } from './writes/commit-feed.js';
 export { AUTO_COMPACT, EventLog, EventLogCorruptError, type EventLogOptions, type LogCompaction } from './event-log/event-log.js';
 export type { EventStore } from './event-log/event-store.js';
+export { eventCodecFor, plainEventCodec, sealedEventCodec, type EventCodec, type StoredEvent } from './event-log/event-codec.js';
 export { DataDir } from './data-dir/data-dir.js';
 export { DataDirLock, DataDirLockedError } from './data-dir/data-dir-lock.js';
 export { FlatFiles } from './flat-files/flat-files.js';
@@ -13,7 +14,7 @@ export { compactDataDir, replayDataDir, verifyDataDir, type CompactResult, type 
 export { importFlatFiles, type ImportFlatResult } from './data-dir/import-flat.js';
 export { ReadOnlyDataDir } from './data-dir/read-only-data-dir.js';
 export { convertDataDir, type Conversion, type ConversionResult } from './data-dir/data-dir-conversion.js';
-export { EncryptionKeyError } from './data-dir/data-dir-encryption.js';
+export { EncryptionKeyError, eventCodecOf } from './data-dir/data-dir-encryption.js';
 export type { PoolStats } from './projection/pool-stats.js';
 export { HybridSearch, type HybridOutcome, type SearchObserver } from './vectors/hybrid-search.js';
 export { VectorStore } from './vectors/vector-store.js';

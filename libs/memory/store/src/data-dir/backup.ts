@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { EncryptionKey } from '@engram/config';
 import { copyDatabase, copySqliteFile } from '../database/database.js';
 import { DataDir } from './data-dir.js';
-import { assertKeyFitsDataDir, ENCRYPTION_MARKER_FILE } from './data-dir-encryption.js';
+import { assertKeyFitsDataDir, ENCRYPTION_MARKER_FILE, eventCodecOf } from './data-dir-encryption.js';
 import { EventLog } from '../event-log/event-log.js';
 
 /** What a backup folder holds, written last as `backup.json`: a folder without it is not a backup. */
@@ -61,7 +61,7 @@ export async function backupDataDir(
         .sort()
     : [];
   for (const name of segments) writeFileSync(join(eventsCopy, name), readFileSync(join(dataDir.eventsDir, name)));
-  const logSeq = await checkLogCopy(eventsCopy, logger);
+  const logSeq = await checkLogCopy(partial, key, logger);
   if (logSeq < databaseSeq) {
     throw new Error(`the log copy ends at seq ${logSeq}, before the database's ${databaseSeq}: the log was changed during the backup`);
   }
@@ -86,12 +86,12 @@ export async function backupDataDir(
 }
 
 /**
- * Checks every line of a copied log (checksum, gap-free seqs from 1) with the log's own reader and
- * returns the last seq. A bad final line is an append caught mid-write and is cut from the copy;
- * a bad line anywhere else is damage and an error.
+ * Checks every line of a copied log (checksum, gap-free seqs from 1, sealed as the copy's marker says)
+ * with the log's own reader and returns the last seq. A bad final line is an append caught mid-write
+ * and is cut from the copy; a bad line anywhere else is damage and an error. `root` holds `events/`.
  */
-export async function checkLogCopy(dir: string, logger: Logger): Promise<number> {
-  const log = await EventLog.open({ dir, logger });
+export async function checkLogCopy(root: string, key: EncryptionKey | null, logger: Logger): Promise<number> {
+  const log = await EventLog.open({ dir: join(root, 'events'), logger, codec: eventCodecOf(root, key) });
   const lastSeq = log.lastSeq;
   await log.close();
   return lastSeq;

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { EncryptionKey } from '@engram/config';
@@ -58,12 +58,12 @@ async function plaintextDataDir(): Promise<{ id: string; internalToken: string }
   return { id: entry.id, internalToken: ensureInternalToken(undefined, dir.path) };
 }
 
-const clearFiles = (): string[] => filesContaining(dir.path, TOKEN).filter((path) => !path.startsWith('events/'));
+const clearFiles = (): string[] => filesContaining(dir.path, TOKEN).sort();
 
 describe('engram encrypt / decrypt / rekey', () => {
   it('encrypts every file that holds memory, verified, and leaves no copy behind; decrypt turns it back', async () => {
     const { id, internalToken } = await plaintextDataDir();
-    expect(clearFiles().sort()).toEqual(['engram.db', 'pools/home/MEMORY.md', expect.stringMatching(/^spool\/extract\//)]);
+    expect(clearFiles()).toEqual(['engram.db', 'events/0000000000000001.ndjson', 'pools/home/MEMORY.md', expect.stringMatching(/^spool\/extract\//)]);
 
     expect(await convertDataDir(dir.path, { command: 'encrypt', to: key }, logger)).toMatchObject({ memories: 2, resumed: false, untouched: [] });
     expect(clearFiles()).toEqual([]);
@@ -89,7 +89,7 @@ describe('engram encrypt / decrypt / rekey', () => {
 
     await convertDataDir(dir.path, { command: 'decrypt', from: key }, logger);
     expect(existsSync(join(dir.path, 'encryption.json'))).toBe(false);
-    expect(clearFiles().sort()).toEqual(['engram.db', 'pools/home/MEMORY.md', expect.stringMatching(/^spool\/extract\//)]);
+    expect(clearFiles()).toEqual(['engram.db', 'events/0000000000000001.ndjson', 'pools/home/MEMORY.md', expect.stringMatching(/^spool\/extract\//)]);
     expect(readInternalToken(dir.path)).toBe(internalToken);
     expect(await verifyDataDir(dir.path, logger)).toMatchObject({ ok: true, memories: 2 });
   });
@@ -120,5 +120,29 @@ describe('engram encrypt / decrypt / rekey', () => {
       await service.close();
     }
     expect(clearFiles()).toEqual([]);
+    expect(await verifyDataDir(dir.path, logger, { encryptionKey: next })).toMatchObject({ ok: true, memories: 2 });
+  });
+
+  it('encrypt seals the log of a data dir encrypted with the same key before the log was sealed', async () => {
+    const { id } = await plaintextDataDir();
+    // As the encryption of before: the databases and sealed files encrypted, the log copied clear, no `events` in the marker.
+    await convertDataDir(dir.path, { command: 'encrypt', to: key }, logger);
+    await convertDataDir(dir.path, { command: 'decrypt', from: key }, logger);
+    const clearLog = readFileSync(join(dir.path, 'events', '0000000000000001.ndjson'));
+    await convertDataDir(dir.path, { command: 'encrypt', to: key }, logger);
+    writeFileSync(join(dir.path, 'events', '0000000000000001.ndjson'), clearLog);
+    writeFileSync(join(dir.path, 'encryption.json'), JSON.stringify({ format: 1, keyId: key.id, databases: 'sqlcipher-4' }));
+    expect(clearFiles()).toEqual(['events/0000000000000001.ndjson']);
+    await expect(open(key)).rejects.toThrow(/was encrypted before Engram sealed its event log/);
+
+    expect(await convertDataDir(dir.path, { command: 'encrypt', to: key }, logger)).toMatchObject({ memories: 2, alreadyDone: false });
+    expect(clearFiles()).toEqual([]);
+    const service = await open(key);
+    try {
+      expect((await service.get({ pool: 'home', id })).content).toContain(TOKEN);
+    } finally {
+      await service.close();
+    }
+    expect(await convertDataDir(dir.path, { command: 'encrypt', to: key }, logger)).toMatchObject({ alreadyDone: true });
   });
 });

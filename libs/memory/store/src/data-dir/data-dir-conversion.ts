@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { type EncryptionKey, openFile, sealFile } from '@engram/config';
@@ -9,11 +9,16 @@ import {
   CONVERSION_JOURNAL_FILE,
   ENCRYPTION_MARKER_FILE,
   EncryptionKeyError,
+  eventCodecOf,
   readEncryptionMarker,
+  sealsEvents,
   writeEncryptionMarker,
   type ConversionJournal,
 } from './data-dir-encryption.js';
 import { DataDirLock } from './data-dir-lock.js';
+import type { EventCodec } from '../event-log/event-codec.js';
+import { decodeEventLine, encodeEventLine, openStored } from '../event-log/event-line.js';
+import { SEGMENT_PATTERN } from '../event-log/event-segment.js';
 import { fsyncPath } from '../event-log/fsync.js';
 import { verifyHeldDataDir } from './rebuild.js';
 
@@ -55,13 +60,15 @@ const STALE = ['engram.db-wal', 'engram.db-shm', 'vectors.db-wal', 'vectors.db-s
 export async function convertDataDir(root: string, conversion: Conversion, logger: Logger): Promise<ConversionResult> {
   const dataDir = new DataDir(root);
   if (!existsSync(root)) throw new Error(`no data dir at ${root}`);
-  const from = 'from' in conversion ? conversion.from : null;
   const to = 'to' in conversion ? conversion.to : null;
   const lock = DataDirLock.acquire(dataDir.lockPath);
   try {
     const journalPath = join(root, CONVERSION_JOURNAL_FILE);
     let journal = existsSync(journalPath) ? (JSON.parse(readFileSync(journalPath, 'utf8')) as ConversionJournal) : null;
     const resumed = journal !== null;
+    // `encrypt` of a data dir encrypted with this key before its log was sealed: from the key to the key, sealing the log.
+    const sealingOnly = conversion.command === 'encrypt' && (journal ? journal.from !== null : isEncryptedWithClearLog(root, conversion.to));
+    const from = 'from' in conversion ? conversion.from : sealingOnly ? to : null;
     const wanted: ConversionJournal = { command: conversion.command, from: from?.id ?? null, to: to?.id ?? null, step: 'copying' };
     if (journal && (journal.command !== wanted.command || journal.from !== wanted.from || journal.to !== wanted.to)) {
       throw new EncryptionKeyError(
@@ -121,13 +128,18 @@ export async function convertDataDir(root: string, conversion: Conversion, logge
 /** The data dir is as the command leaves it: run again after it finished, it has nothing to do. */
 function isDone(root: string, conversion: Conversion): boolean {
   const marker = readEncryptionMarker(root);
-  return conversion.command === 'decrypt' ? marker === null : marker?.keyId === conversion.to.id;
+  return conversion.command === 'decrypt' ? marker === null : marker?.keyId === conversion.to.id && sealsEvents(root);
+}
+
+function isEncryptedWithClearLog(root: string, key: EncryptionKey): boolean {
+  return readEncryptionMarker(root)?.keyId === key.id && !sealsEvents(root);
 }
 
 function assertSource(root: string, conversion: Conversion): void {
   const marker = readEncryptionMarker(root);
   if (conversion.command === 'encrypt') {
-    if (marker) throw new EncryptionKeyError(`the data dir ${root} is encrypted with another key already: \`npx engram rekey\` changes its key`);
+    if (marker && !isEncryptedWithClearLog(root, conversion.to))
+      throw new EncryptionKeyError(`the data dir ${root} is encrypted with another key already: \`npx engram rekey\` changes its key`);
     return;
   }
   if (!marker) throw new EncryptionKeyError(`the data dir ${root} is not encrypted`);
@@ -148,11 +160,12 @@ async function writeConvertedCopy(root: string, target: string, from: Encryption
   for (const database of ['engram.db', 'vectors.db']) {
     if (existsSync(join(root, database))) convertDatabaseFile(join(root, database), join(target, database), from, to);
   }
-  // The log is not sealed yet (a later step of issue 23): its segments are copied as they are.
   if (existsSync(join(root, 'events'))) {
     mkdirSync(join(target, 'events'));
-    for (const name of readdirSync(join(root, 'events')).filter((file) => file.endsWith('.ndjson'))) {
-      copyFileSync(join(root, 'events', name), join(target, 'events', name));
+    const source = eventCodecOf(root, from);
+    const converted = eventCodecOf(target, to);
+    for (const name of readdirSync(join(root, 'events')).filter((file) => SEGMENT_PATTERN.test(file))) {
+      convertSegment(join(root, 'events', name), join(target, 'events', name), source, converted);
     }
   }
   for (const place of sealedFiles(root)) {
@@ -166,6 +179,24 @@ async function writeConvertedCopy(root: string, target: string, from: Encryption
   rmSync(join(target, 'engram.lock'), { force: true });
   if (!check.ok) throw new Error(`the converted copy fails verify: ${check.problems.join('; ')}`);
   openEverySealedFile(target, to);
+}
+
+/**
+ * A segment's lines opened with the source's codec and stored with the copy's (sealed again under a
+ * fresh nonce, or clear): same events, same seqs, same segment. The source passed verify, so every
+ * line is whole; one that does not open stops the conversion.
+ */
+function convertSegment(from: string, to: string, source: EventCodec, target: EventCodec): void {
+  const lines = readFileSync(from, 'utf8').split('\n');
+  const out: string[] = [];
+  lines.forEach((line, index) => {
+    if (line === '') return;
+    const decoded = decodeEventLine(line);
+    const opened = decoded.ok ? openStored(decoded.stored, source) : decoded;
+    if (!opened.ok) throw new Error(`event log segment ${from}, line ${index + 1}: ${opened.reason}`);
+    out.push(encodeEventLine(target.toStored(opened.event)));
+  });
+  writeFileSync(to, out.join(''));
 }
 
 /** The files Engram seals with a key (by their place in the data dir): flat files, spooled exchanges, the internal token. */

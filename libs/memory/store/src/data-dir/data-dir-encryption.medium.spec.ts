@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { EncryptionKey } from '@engram/config';
@@ -8,6 +8,9 @@ import { ClusteredVectors, filesContaining, filesUnder, silentLogger, tempDataDi
 import { backupDataDir } from './backup.js';
 import { importFlatFiles } from './import-flat.js';
 import { ENCRYPTION_MARKER_FILE, EncryptionKeyError } from './data-dir-encryption.js';
+import { sealedEventCodec, type StoredEvent } from '../event-log/event-codec.js';
+import { decodeEventLine, encodeEventLine } from '../event-log/event-line.js';
+import { EventLog } from '../event-log/event-log.js';
 import type { MemoryService } from '../writes/memory-service.js';
 import { openMemoryService } from './open-memory-service.js';
 import { ReadOnlyDataDir } from './read-only-data-dir.js';
@@ -49,8 +52,8 @@ async function storeToken(service: MemoryService): Promise<string> {
 }
 
 const isDatabaseFile = (path: string): boolean => /\.db(-wal)?$/.test(path);
-/** The files that hold the token in the clear; the event log is sealed by a later step of issue 23. */
-const filesWithToken = (root: string): string[] => filesContaining(root, TOKEN).filter((path) => !path.startsWith('events/'));
+/** The files that hold the token in the clear. */
+const filesWithToken = (root: string): string[] => filesContaining(root, TOKEN).sort();
 /** Database files that SQLite (or `strings`) reads without a key: vectors.db holds no text, but vectors say much of it. */
 const plaintextDatabaseFiles = (root: string): string[] =>
   [...filesUnder(root)]
@@ -70,7 +73,7 @@ describe('a data dir with ENGRAM_ENCRYPTION_KEY', () => {
       const keyless = await open(null, plain.path);
       await storeToken(keyless);
       await keyless.close();
-      expect(filesWithToken(plain.path)).toEqual(['engram.db', 'pools/home/MEMORY.md']);
+      expect(filesWithToken(plain.path)).toEqual(['engram.db', 'events/0000000000000001.ndjson', 'pools/home/MEMORY.md']);
       expect(plaintextDatabaseFiles(plain.path)).toEqual(['engram.db', 'vectors.db']);
     } finally {
       plain.remove();
@@ -83,7 +86,7 @@ describe('a data dir with ENGRAM_ENCRYPTION_KEY', () => {
     expect(existsSync(join(dir.path, 'vectors.db'))).toBe(true);
     expect(plaintextDatabaseFiles(dir.path)).toEqual([]);
     const marker = readFileSync(join(dir.path, ENCRYPTION_MARKER_FILE), 'utf8');
-    expect(JSON.parse(marker)).toEqual({ format: 1, keyId: key.id, databases: 'sqlcipher-4' });
+    expect(JSON.parse(marker)).toEqual({ format: 1, keyId: key.id, databases: 'sqlcipher-4', events: 'sealed-aes-256-gcm' });
 
     const again = await open(key);
     try {
@@ -174,5 +177,48 @@ describe('a data dir with ENGRAM_ENCRYPTION_KEY', () => {
     } finally {
       backup.remove();
     }
+  });
+
+  it('purges through the sealed log: the purged content is gone from the sealed lines too, and the log still verifies', async () => {
+    const service = await open(key);
+    const id = await storeToken(service);
+    await service.purge({ pool: 'home', actor: 'user', id });
+    await service.close();
+    const log = await EventLog.open({ dir: join(dir.path, 'events'), logger: silentLogger(), codec: sealedEventCodec(key), readOnly: true });
+    const texts = log.read(0).flatMap((event) => (event.type === 'memory.stored' ? [event.data.content] : []));
+    expect(texts).toEqual(['', 'the cat is called Pixel']);
+    expect(await verifyDataDir(dir.path, silentLogger(), { encryptionKey: key })).toMatchObject({ ok: true, memories: 1 });
+    expect(await replayDataDir(dir.path, silentLogger(), { encryptionKey: key })).toMatchObject({ memoriesRebuilt: 1 });
+  });
+
+  it('verify names a sealed line moved to another place of the log, though its checksum matches', async () => {
+    const service = await open(key);
+    await storeToken(service);
+    await service.close();
+    const segment = join(dir.path, 'events', '0000000000000001.ndjson');
+    const lines = readFileSync(segment, 'utf8').split('\n');
+    const [first, second] = lines.slice(0, 2).map((line) => {
+      const decoded = decodeEventLine(line);
+      if (!decoded.ok) throw new Error(decoded.reason);
+      return decoded.stored as StoredEvent & { sealed: string };
+    }) as [StoredEvent & { sealed: string }, StoredEvent & { sealed: string }];
+    lines[0] = encodeEventLine({ ...first, sealed: second.sealed }).trimEnd();
+    lines[1] = encodeEventLine({ ...second, sealed: first.sealed }).trimEnd();
+    writeFileSync(segment, lines.join('\n'));
+    const result = await verifyDataDir(dir.path, silentLogger(), { encryptionKey: key });
+    expect(result.ok).toBe(false);
+    expect(result.problems.join('\n')).toMatch(/event log segment 0000000000000001\.ndjson, line 1: sealed data does not open with this key/);
+  });
+
+  it('refuses a data dir encrypted before its event log was sealed, naming `engram encrypt`, and changes no file', async () => {
+    const service = await open(key);
+    await storeToken(service);
+    await service.close();
+    const marker = join(dir.path, ENCRYPTION_MARKER_FILE);
+    writeFileSync(marker, JSON.stringify({ format: 1, keyId: key.id, databases: 'sqlcipher-4' }));
+    await expectRefused(
+      () => open(key),
+      `the data dir ${dir.path} was encrypted before Engram sealed its event log, which is still clear: stop the services and run \`npx engram encrypt\` with the same key to seal it`,
+    );
   });
 });

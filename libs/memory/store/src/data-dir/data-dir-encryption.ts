@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from
 import { join } from 'node:path';
 import type { EncryptionKey } from '@engram/config';
 import { DataDir } from './data-dir.js';
+import { plainEventCodec, sealedEventCodec, type EventCodec } from '../event-log/event-codec.js';
 import { fsyncPath } from '../event-log/fsync.js';
 
 /** The marker of an encrypted data dir, at its root: the key's fingerprint, never the key. */
@@ -13,7 +14,14 @@ export interface EncryptionMarker {
   readonly keyId: string;
   /** How: the databases are SQLCipher 4 files keyed with the raw key. */
   readonly databases: 'sqlcipher-4';
+  /**
+   * How the event log stores each event: its data sealed (sealedEventCodec). Absent in a data dir
+   * encrypted before the log was sealed: its lines are clear, and `engram encrypt` seals them.
+   */
+  readonly events?: typeof SEALED_EVENTS;
 }
+
+const SEALED_EVENTS = 'sealed-aes-256-gcm';
 
 /** The journal of `engram encrypt` / `decrypt` / `rekey` while one runs or after one was interrupted (data-dir-conversion.ts). */
 export const CONVERSION_JOURNAL_FILE = 'convert.json';
@@ -68,6 +76,11 @@ export function assertKeyFitsDataDir(root: string, key: EncryptionKey | null): v
       `the data dir ${root} is encrypted with another key than ENGRAM_ENCRYPTION_KEY (or ENGRAM_ENCRYPTION_KEY_FILE) holds`,
     );
   }
+  if (marker && marker.events !== SEALED_EVENTS && holdsEvents(root)) {
+    throw new EncryptionKeyError(
+      `the data dir ${root} was encrypted before Engram sealed its event log, which is still clear: stop the services and run \`npx engram encrypt\` with the same key to seal it`,
+    );
+  }
   if (!marker && key && holdsMemory(root)) {
     throw new EncryptionKeyError(
       `the data dir ${root} is not encrypted but ENGRAM_ENCRYPTION_KEY is set: stop the services and run \`npx engram encrypt\` to encrypt it with the key, or unset the key`,
@@ -75,14 +88,16 @@ export function assertKeyFitsDataDir(root: string, key: EncryptionKey | null): v
   }
 }
 
-/** With a key, marks a data dir that holds no memory yet as encrypted (durably, before any encrypted file is written). */
+/** With a key, marks a data dir that holds no memory yet (or no event yet) as encrypted (durably, before any encrypted file is written). */
 export function markEncryptedIfNew(root: string, key: EncryptionKey | null): void {
-  if (!key || readEncryptionMarker(root)) return;
+  if (!key || sealsEvents(root)) return;
+  // A marker from before the log was sealed, on a data dir with no event yet: its first event is sealed.
+  if (readEncryptionMarker(root) && holdsEvents(root)) return;
   writeEncryptionMarker(root, key);
 }
 
 export function writeEncryptionMarker(root: string, key: EncryptionKey): void {
-  const marker: EncryptionMarker = { format: 1, keyId: key.id, databases: 'sqlcipher-4' };
+  const marker: EncryptionMarker = { format: 1, keyId: key.id, databases: 'sqlcipher-4', events: SEALED_EVENTS };
   const path = join(root, ENCRYPTION_MARKER_FILE);
   writeFileSync(`${path}.tmp`, `${JSON.stringify(marker, null, 2)}\n`);
   fsyncPath(`${path}.tmp`);
@@ -90,9 +105,27 @@ export function writeEncryptionMarker(root: string, key: EncryptionKey): void {
   fsyncPath(root);
 }
 
+/** Whether the data dir (or backup) at `root` is encrypted with every part sealed, the event log included. */
+export function sealsEvents(root: string): boolean {
+  return readEncryptionMarker(root)?.events === SEALED_EVENTS;
+}
+
+/**
+ * How the event log of the data dir (or backup) at `root` stores its events: sealed with the key when
+ * its marker says so, else clear. Callers check the key against the data dir first (assertKeyFitsDataDir).
+ */
+export function eventCodecOf(root: string, key: EncryptionKey | null): EventCodec {
+  return key && sealsEvents(root) ? sealedEventCodec(key) : plainEventCodec;
+}
+
 function holdsMemory(root: string): boolean {
   if (DATA_FILES.some((file) => existsSync(join(root, file)))) return true;
+  if (holdsEvents(root)) return true;
   const dataDir = new DataDir(root);
-  if (existsSync(dataDir.eventsDir) && readdirSync(dataDir.eventsDir).some((name) => name.endsWith('.ndjson'))) return true;
   return existsSync(dataDir.poolsDir) && readdirSync(dataDir.poolsDir).length > 0;
+}
+
+function holdsEvents(root: string): boolean {
+  const dataDir = new DataDir(root);
+  return existsSync(dataDir.eventsDir) && readdirSync(dataDir.eventsDir).some((name) => name.endsWith('.ndjson'));
 }

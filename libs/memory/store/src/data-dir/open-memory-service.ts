@@ -6,7 +6,7 @@ import type { MemoryEvent } from '@engram/domain';
 import type { Embedder } from '@engram/embeddings';
 import { CommitFeed } from '../writes/commit-feed.js';
 import { DataDir } from './data-dir.js';
-import { assertKeyFitsDataDir, markEncryptedIfNew } from './data-dir-encryption.js';
+import { assertKeyFitsDataDir, eventCodecOf, markEncryptedIfNew } from './data-dir-encryption.js';
 import { DataDirLock } from './data-dir-lock.js';
 import { AUTO_COMPACT, EventLog, type EventLogOptions, type LogCompaction } from '../event-log/event-log.js';
 import { FlatFiles } from '../flat-files/flat-files.js';
@@ -84,6 +84,7 @@ export async function openMemoryService(options: MemoryServiceOptions): Promise<
     const log = await EventLog.open({
       dir: dataDir.eventsDir,
       logger: options.logger,
+      codec: eventCodecOf(dataDir.root, key),
       ...(options.autoCompact === null ? {} : { autoCompact: options.autoCompact ?? AUTO_COMPACT }),
       onCompacted: (compaction) => onCompacted(compaction),
       ...(options.onFatal ? { onFatal: options.onFatal } : {}),

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { EncryptionKey } from '@engram/config';
 import { replayEvents, type MemoryEvent } from '@engram/domain';
 import { DataDir } from './data-dir.js';
-import { assertKeyFitsDataDir } from './data-dir-encryption.js';
+import { assertKeyFitsDataDir, eventCodecOf } from './data-dir-encryption.js';
 import { DataDirLock } from './data-dir-lock.js';
 import { foldWal } from '../database/database.js';
 import { compareEntries } from './entry-equality.js';
@@ -55,7 +55,7 @@ export async function replayDataDir(
   const lock = DataDirLock.acquire(dataDir.lockPath);
   try {
     assertKeyFitsDataDir(root, key);
-    const log = await EventLog.open({ dir: dataDir.eventsDir, logger });
+    const log = await EventLog.open({ dir: dataDir.eventsDir, logger, codec: eventCodecOf(root, key) });
     const temp = `${dataDir.databasePath}.replay-tmp`;
     removeDatabaseFiles(temp);
     // A temp file that is verified and fsync'd before the swap need not be synced on every commit.
@@ -110,7 +110,7 @@ export async function compactDataDir(
   const lock = DataDirLock.acquire(dataDir.lockPath);
   try {
     assertKeyFitsDataDir(root, key);
-    const log = await EventLog.open({ dir: dataDir.eventsDir, logger });
+    const log = await EventLog.open({ dir: dataDir.eventsDir, logger, codec: eventCodecOf(root, key) });
     const bytesBefore = log.size.bytes;
     let compaction;
     try {
@@ -169,7 +169,7 @@ export async function verifyHeldDataDir(
   const key = options.encryptionKey ?? null;
   let log: EventLog;
   try {
-    log = await EventLog.open({ dir: dataDir.eventsDir, logger, readOnly: true });
+    log = await EventLog.open({ dir: dataDir.eventsDir, logger, readOnly: true, codec: eventCodecOf(root, key) });
   } catch (error) {
     return { ok: false, problems: [error instanceof Error ? error.message : String(error)], lastSeq: 0, memories: 0 };
   }
@@ -183,7 +183,13 @@ export async function verifyHeldDataDir(
     return { ok: false, problems: [`database: ${error instanceof Error ? error.message : String(error)}`], lastSeq: log.lastSeq, memories: 0 };
   }
   try {
-    const problems = compareWithLog(projection, log);
+    let problems: string[];
+    try {
+      problems = compareWithLog(projection, log);
+    } catch (error) {
+      // A line that no longer decodes or opens (a sealed line changed or moved): the error names it.
+      problems = [error instanceof Error ? error.message : String(error)];
+    }
     try {
       projection.fullText.check();
     } catch (error) {

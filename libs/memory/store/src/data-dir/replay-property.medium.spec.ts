@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from '@jest/globals';
 import { CATEGORIES, INITIAL_MEMORY_STATE, evolve, type Category, type MemoryEntry } from '@engram/domain';
 import { compareEntries } from './entry-equality.js';
+import { plainEventCodec } from '../event-log/event-codec.js';
 import { EventLog } from '../event-log/event-log.js';
 import type { MemoryService } from '../writes/memory-service.js';
 import { catchUp, openMemoryService } from './open-memory-service.js';
@@ -157,7 +158,7 @@ describe('replay(log) equals the live database', () => {
           }
           await service.close();
 
-          const log = await EventLog.open({ dir: join(dir.path, 'events'), logger: silentLogger(), readOnly: true });
+          const log = await EventLog.open({ codec: plainEventCodec, dir: join(dir.path, 'events'), logger: silentLogger(), readOnly: true });
           const live = Projection.open(join(dir.path, 'engram.db'));
           const replayed = Projection.open(join(dir.path, 'replayed.db'));
           catchUp(replayed, log, silentLogger());

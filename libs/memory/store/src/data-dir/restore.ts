@@ -39,7 +39,7 @@ export async function restoreDataDir(
   if (!existsSync(manifestPath)) throw new Error(`${backup} is not an engram backup (no ${MANIFEST_FILE})`);
   const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as BackupManifest;
   assertKeyFitsBackup(backup, key);
-  const logSeq = await checkLogCopy(join(backup, 'events'), logger);
+  const logSeq = await checkLogCopy(backup, key, logger);
   if (logSeq !== manifest.logSeq) throw new Error(`the backup's log ends at seq ${logSeq}, its manifest says ${manifest.logSeq}`);
   if (existsSync(join(backup, 'engram.db')) && checkedLastSeq(join(backup, 'engram.db'), key) > logSeq) {
     throw new Error(`the backup's database is ahead of its log (seq ${logSeq})`);

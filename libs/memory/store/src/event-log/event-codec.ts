@@ -1,3 +1,4 @@
+import { type EncryptionKey, UnsealError } from '@engram/config';
 import type { MemoryEvent } from '@engram/domain';
 
 /**
@@ -31,3 +32,34 @@ export const plainEventCodec: EventCodec = {
     return stored as MemoryEvent;
   },
 };
+
+/**
+ * With a key: `sealed` is base64 of EncryptionKey.seal (nonce, ciphertext, tag) of the JSON of `data`,
+ * a fresh nonce per event, with the event's id, pool and seq as associated data. An event stored with
+ * its `data` in the clear is refused like a sealed one that does not open: in a sealed log, a clear
+ * body is one nobody can vouch for.
+ */
+export function sealedEventCodec(key: EncryptionKey): EventCodec {
+  return {
+    sealing: true,
+    toStored(event) {
+      const { data, ...envelope } = event;
+      return { ...envelope, sealed: key.seal(Buffer.from(JSON.stringify(data)), associatedData(event)).toString('base64') };
+    },
+    fromStored(stored) {
+      if (!('sealed' in stored)) throw new UnsealError(`event ${stored.seq} is not sealed, in a sealed log`);
+      const { sealed, ...envelope } = stored;
+      const data = JSON.parse(key.open(Buffer.from(sealed, 'base64'), associatedData(stored)).toString('utf8')) as MemoryEvent['data'];
+      return { ...envelope, data } as MemoryEvent;
+    },
+  };
+}
+
+/** The codec for a key, or none. */
+export function eventCodecFor(key: EncryptionKey | null): EventCodec {
+  return key ? sealedEventCodec(key) : plainEventCodec;
+}
+
+function associatedData(event: { readonly id: string; readonly pool: string; readonly seq: number }): string {
+  return JSON.stringify([event.id, event.pool, event.seq]);
+}

@@ -20,7 +20,7 @@ describe('event lines', () => {
     expect(line.endsWith('\n')).toBe(true);
     expect(line.slice(0, -1)).not.toContain('\n');
     expect(JSON.parse(line)).toMatchObject({ seq: 7, crc: expect.stringMatching(/^[0-9a-f]{8}$/) });
-    expect(decodeEventLine(line.slice(0, -1))).toEqual({ ok: true, event });
+    expect(decodeEventLine(line.slice(0, -1))).toEqual({ ok: true, stored: event });
   });
 
   it('detects a flipped character, a torn line and garbage', () => {

@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { EVENT_SCHEMA_VERSION, replayEvents, type EventDataByType, type EventType, type MemoryEvent, type NewEvent } from '@engram/domain';
 import { compareEntries } from '../data-dir/entry-equality.js';
+import { EncryptionKey } from '@engram/config';
+import { plainEventCodec, sealedEventCodec, type EventCodec } from './event-codec.js';
 import { EventLog, EventLogCorruptError } from './event-log.js';
 import { silentLogger, tempDataDir } from '@engram/testing';
 
@@ -14,8 +16,9 @@ beforeEach(() => {
 });
 afterEach(() => dir.remove());
 
+let codec: EventCodec = plainEventCodec;
 const open = (options: { readOnly?: boolean; segmentMaxBytes?: number } = {}) =>
-  EventLog.open({ dir: eventsDir, logger: silentLogger(), ...options });
+  EventLog.open({ codec, dir: eventsDir, logger: silentLogger(), ...options });
 let minute = 0;
 function event<T extends EventType>(type: T, pool: string, data: EventDataByType[T]): NewEvent {
   minute += 1;
@@ -61,7 +64,16 @@ async function writeHistory(log: EventLog): Promise<void> {
   await log.append([stored('a', 'a4')]);
 }
 
-describe('event log compaction', () => {
+const codecs: [string, EventCodec][] = [
+  ['clear', plainEventCodec],
+  ['sealed', sealedEventCodec(EncryptionKey.parse(EncryptionKey.generate()))],
+];
+
+describe.each(codecs)('event log compaction, %s lines', (_, each) => {
+  beforeEach(() => {
+    codec = each;
+  });
+
   it("sums each pool's references into one event with each entry's count and last time; replay gives the same entries", async () => {
     const log = await open();
     await writeHistory(log);
@@ -140,7 +152,9 @@ describe('event log compaction', () => {
     const text = lines().join('\n');
     expect(text).not.toContain('my secret text');
     expect(text).not.toContain('keep this');
-    expect(text).toContain('late secret');
+    expect(text.includes('late secret')).toBe(!codec.sealing);
+    const contents = (await open({ readOnly: true })).read(0).flatMap((line) => (line.type === 'memory.stored' ? [line.data.content] : []));
+    expect(contents).toEqual(['', '', 'late secret']);
     expect((await replayed()).entries.get('other')).toMatchObject({ content: '', referenceCount: 1 });
   });
 
@@ -185,6 +199,7 @@ describe('event log compaction', () => {
   it('compacts by itself once the references outweigh the share of the rest it is given', async () => {
     const compactions: number[] = [];
     const log = await EventLog.open({
+      codec,
       dir: eventsDir,
       logger: silentLogger(),
       autoCompact: { minReferenceBytes: 4_000, shareOfRest: 0.5 },

@@ -8,7 +8,8 @@ import {
   type MemoryEvent,
   type MemoryReferencedData,
 } from '@engram/domain';
-import { decodeEventLine, encodeEventLine } from './event-line.js';
+import type { EventCodec } from './event-codec.js';
+import { decodeEventLine, encodeEventLine, openStored } from './event-line.js';
 import { COMPACTION_TEMP_SUFFIX, lastSeqIn, type Segment } from './event-segment.js';
 import type { RemovedEvent } from '../projection/event-index.js';
 import { fsyncPath } from './fsync.js';
@@ -40,10 +41,11 @@ interface PoolSum {
  * Replaying the result gives the same entries as replaying the original: a reference changes only
  * its entry's count and time, nothing reads them, and only references that changed an entry when
  * they happened are summed (`events` gives the log from seq 1: the state they happened in).
- * Purge redaction is kept (a summary carries ids, never content). Writes the result beside the first
+ * Purge redaction is kept (a summary carries ids, never content). Summaries are stored through the
+ * codec (sealed with a key); only the reference lines are opened. Writes the result beside the first
  * segment; the caller renames it in.
  */
-export async function compactGroup(group: readonly Segment[], events: Iterable<MemoryEvent>): Promise<CompactedGroup> {
+export async function compactGroup(group: readonly Segment[], events: Iterable<MemoryEvent>, codec: EventCodec): Promise<CompactedGroup> {
   const first = group[0];
   if (!first) throw new Error('nothing to compact');
   const lastSeq = lastSeqIn(group.at(-1) as Segment);
@@ -81,8 +83,11 @@ export async function compactGroup(group: readonly Segment[], events: Iterable<M
       let line = buffer.subarray(start, end);
       const decoded = decodeEventLine(line.toString('utf8', 0, line.length - 1));
       if (!decoded.ok) throw new Error(`${segment.name}: line ${index + 1} changed since start (${decoded.reason})`);
-      const { event } = decoded;
-      if (event.type === 'memory.referenced') {
+      const { stored } = decoded;
+      if (stored.type === 'memory.referenced') {
+        const opened = openStored(stored, codec);
+        if (!opened.ok) throw new Error(`${segment.name}: line ${index + 1}: ${opened.reason}`);
+        const event = opened.event as EventOf<'memory.referenced'>;
         const pool = lastOfPool.get(event.seq);
         const sum = pool === undefined ? undefined : sums.get(pool);
         if (!sum) {
@@ -91,10 +96,10 @@ export async function compactGroup(group: readonly Segment[], events: Iterable<M
         }
         const summary = summaryOf(sum);
         summaries.push(summary);
-        line = Buffer.from(encodeEventLine(summary));
+        line = Buffer.from(encodeEventLine(codec.toStored(summary)));
       }
       offsets.push(size);
-      seqs.push(event.seq);
+      seqs.push(stored.seq);
       parts.push(line);
       size += line.length;
     });

@@ -1,6 +1,7 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import type { MemoryEvent } from '@engram/domain';
-import { decodeEventLine } from './event-line.js';
+import type { EventCodec } from './event-codec.js';
+import { decodeEventLine, openStored } from './event-line.js';
 import { EventLogCorruptError, lastSeqIn, lineAtOrAfter, seqAt, type Segment } from './event-segment.js';
 
 /** Lines read at a time when streaming, so a large segment is never held whole just to page through it. */
@@ -16,6 +17,8 @@ export class EventLogReader {
     protected readonly segments: Segment[],
     /** Last seq on disk: nothing after it is read, even if a write is in flight. */
     protected durableSeq: number,
+    /** How each line's event is stored (sealed with a key). */
+    protected readonly codec: EventCodec,
   ) {}
 
   /** Durable events with seq > after, in order, at most `limit`. */
@@ -59,7 +62,7 @@ export class EventLogReader {
           readRange(fd, from, to - from)
             .split('\n')
             .forEach((text, offset) => {
-              if (text !== '') events.push(decodeDurable(text, segment, firstLine + offset + 1));
+              if (text !== '') events.push(decodeDurable(text, segment, firstLine + offset + 1, this.codec));
             });
           start = end + 1;
         }
@@ -86,17 +89,20 @@ export class EventLogReader {
         for (const text of readFileRange(segment.path, start, end - start).split('\n')) {
           if (text === '') continue;
           line += 1;
-          yield decodeDurable(text, segment, line);
+          yield decodeDurable(text, segment, line, this.codec);
         }
       }
     }
   }
 }
 
-function decodeDurable(line: string, segment: Segment, lineNumber: number): MemoryEvent {
+/** A line's event; a line that no longer decodes, or does not open, is damage (or tampering) and names its segment and line. */
+function decodeDurable(line: string, segment: Segment, lineNumber: number, codec: EventCodec): MemoryEvent {
   const decoded = decodeEventLine(line);
   if (!decoded.ok) throw new EventLogCorruptError(segment.name, lineNumber, `${decoded.reason} (changed since start)`);
-  return decoded.event;
+  const opened = openStored(decoded.stored, codec);
+  if (!opened.ok) throw new EventLogCorruptError(segment.name, lineNumber, opened.reason);
+  return opened.event;
 }
 
 function readFileRange(path: string, start: number, length: number): string {

@@ -1,7 +1,8 @@
 import { closeSync, fsyncSync, ftruncateSync, openSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { decodeEventLine } from './event-line.js';
+import type { EventCodec } from './event-codec.js';
+import { decodeEventLine, openStored } from './event-line.js';
 import { COMPACTION_TEMP_SUFFIX, EventLogCorruptError, REDACTION_TEMP_SUFFIX, SEGMENT_PATTERN, type Segment } from './event-segment.js';
 
 export interface ScannedLog {
@@ -18,7 +19,7 @@ export interface ScannedLog {
  * end of the segment in front of it is what an interrupted compaction left: removed (read-only:
  * skipped).
  */
-export function scanEventLog(dir: string, logger: Logger, readOnly: boolean): ScannedLog {
+export function scanEventLog(dir: string, logger: Logger, readOnly: boolean, codec: EventCodec): ScannedLog {
   if (!readOnly) removeInterruptedRewrites(dir);
   const names = readdirSync(dir)
     .filter((name) => SEGMENT_PATTERN.test(name))
@@ -54,8 +55,8 @@ export function scanEventLog(dir: string, logger: Logger, readOnly: boolean): Sc
       const newline = buffer.indexOf(0x0a, offset);
       const end = newline === -1 ? buffer.length : newline;
       const line = buffer.toString('utf8', offset, end);
-      const decoded = newline === -1 ? { ok: false as const, reason: 'incomplete last line' } : decodeEventLine(line);
-      const folds = decoded.ok && decoded.event.type === 'memory.referenced' ? decoded.event.data.folds : undefined;
+      const decoded = newline === -1 ? { ok: false as const, reason: 'incomplete last line' } : scanLine(line, codec);
+      const folds = decoded.ok ? decoded.event.folds : undefined;
       const skipped = decoded.ok ? decoded.event.seq - expected : 0;
       const problem = !decoded.ok
         ? decoded.reason
@@ -77,7 +78,7 @@ export function scanEventLog(dir: string, logger: Logger, readOnly: boolean): Sc
       }
       if (!decoded.ok) break;
       const { event } = decoded;
-      if (event.type === 'memory.purged') purged.add(event.data.id);
+      if (event.purged !== undefined) purged.add(event.purged);
       if (event.type === 'memory.referenced') {
         if (folds) compacted = true;
         else referenceBytes += end - offset + 1;
@@ -111,12 +112,43 @@ export function scanEventLog(dir: string, logger: Logger, readOnly: boolean): Sc
   return { segments, purged };
 }
 
+/** What the scan needs of a line: its place, and what a purge or a compacted reference says. */
+interface ScannedEvent {
+  readonly seq: number;
+  readonly type: string;
+  readonly folds?: { readonly from: number; readonly events: number } | undefined;
+  /** The entry a memory.purged event purges. */
+  readonly purged?: string;
+}
+
+/**
+ * Checks a line (checksum, stored as the codec stores: sealed with a key, clear without) and opens only
+ * the events whose data the scan needs (purges, references): the rest are opened when read.
+ */
+function scanLine(line: string, codec: EventCodec): { ok: true; event: ScannedEvent } | { ok: false; reason: string } {
+  const decoded = decodeEventLine(line);
+  if (!decoded.ok) return decoded;
+  const { stored } = decoded;
+  if ('sealed' in stored !== codec.sealing) {
+    return {
+      ok: false,
+      reason: codec.sealing ? 'not sealed, in a sealed log' : 'sealed, and no encryption key is configured (ENGRAM_ENCRYPTION_KEY)',
+    };
+  }
+  if (stored.type !== 'memory.referenced' && stored.type !== 'memory.purged') return { ok: true, event: { seq: stored.seq, type: stored.type } };
+  const opened = openStored(stored, codec);
+  if (!opened.ok) return opened;
+  const { event } = opened;
+  if (event.type === 'memory.purged') return { ok: true, event: { seq: event.seq, type: event.type, purged: event.data.id } };
+  return { ok: true, event: { seq: event.seq, type: event.type, folds: event.type === 'memory.referenced' ? event.data.folds : undefined } };
+}
+
 /** The seq of a segment file's last complete line (0 when it has none that decodes). */
 function lastSeqOfFile(path: string): number {
   const lines = readFileSync(path, 'utf8').split('\n');
   for (let index = lines.length - 1; index >= 0; index -= 1) {
     const decoded = decodeEventLine(lines[index] ?? '');
-    if (decoded.ok) return decoded.event.seq;
+    if (decoded.ok) return decoded.stored.seq;
   }
   return 0;
 }

@@ -2,6 +2,7 @@ import { appendFileSync, readFileSync, readdirSync, renameSync, writeFileSync } 
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { EVENT_SCHEMA_VERSION, type NewEvent } from '@engram/domain';
+import { plainEventCodec } from './event-codec.js';
 import { EventLog, EventLogCorruptError } from './event-log.js';
 import { silentLogger, tempDataDir } from '@engram/testing';
 
@@ -13,7 +14,8 @@ beforeEach(() => {
 });
 afterEach(() => dir.remove());
 
-const open = (segmentMaxBytes?: number) => EventLog.open({ dir: eventsDir, logger: silentLogger(), ...(segmentMaxBytes ? { segmentMaxBytes } : {}) });
+const open = (segmentMaxBytes?: number) =>
+  EventLog.open({ codec: plainEventCodec, dir: eventsDir, logger: silentLogger(), ...(segmentMaxBytes ? { segmentMaxBytes } : {}) });
 const stored = (id: string, content = `content ${id}`): NewEvent => ({
   type: 'memory.stored',
   id: `ev-${id}`,
@@ -48,7 +50,7 @@ describe('event log', () => {
     expect(first?.map((event) => event.seq)).toEqual([1, 2, 3]);
     expect(second?.map((event) => event.seq)).toEqual([4, 5]);
     // What another process sees while this one still holds the log open.
-    const reader = await EventLog.open({ dir: eventsDir, logger: silentLogger(), readOnly: true });
+    const reader = await EventLog.open({ codec: plainEventCodec, dir: eventsDir, logger: silentLogger(), readOnly: true });
     expect(reader.read(0).map((event) => event.data)).toMatchObject([{ id: 'a1' }, { id: 'a2' }, { id: 'a3' }, { id: 'b1' }, { id: 'b2' }]);
     await log.close();
   });
@@ -66,7 +68,13 @@ describe('event log', () => {
 
   it('refuses every write after a failed one and calls onFatal once, so the process restarts', async () => {
     const fatal: Error[] = [];
-    const log = await EventLog.open({ dir: eventsDir, logger: silentLogger(), segmentMaxBytes: 200, onFatal: (error) => fatal.push(error) });
+    const log = await EventLog.open({
+      codec: plainEventCodec,
+      dir: eventsDir,
+      logger: silentLogger(),
+      segmentMaxBytes: 200,
+      onFatal: (error) => fatal.push(error),
+    });
     await log.append([stored('m0')]);
     // The next append rolls over to a new segment, which cannot be created where a file now stands.
     renameSync(eventsDir, `${eventsDir}-moved`);
@@ -99,7 +107,9 @@ describe('event log', () => {
     const damaged = readFileSync(segment, 'utf8').replace('original', 'tampered');
     writeFileSync(segment, damaged);
     for (const readOnly of [false, true]) {
-      const error = await EventLog.open({ dir: eventsDir, logger: silentLogger(), readOnly }).catch((caught: unknown) => caught);
+      const error = await EventLog.open({ codec: plainEventCodec, dir: eventsDir, logger: silentLogger(), readOnly }).catch(
+        (caught: unknown) => caught,
+      );
       expect(error).toBeInstanceOf(EventLogCorruptError);
       expect(error).toMatchObject({ segment: '0000000000000001.ndjson', line: 2 });
       expect(String(error)).toMatch(/0000000000000001\.ndjson, line 2: checksum mismatch/);

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { EventOf, MemoryEvent, NewEvent } from '@engram/domain';
 import { compactGroup } from './event-log-compaction.js';
 import type { RemovedEvent } from '../projection/event-index.js';
+import type { EventCodec } from './event-codec.js';
 import { encodeEventLine } from './event-line.js';
 import { EventLogReader } from './event-log-reader.js';
 import { redactSegment } from './event-log-redaction.js';
@@ -22,6 +23,8 @@ const APPEND_DURABLY = constants.O_WRONLY | constants.O_APPEND | constants.O_CRE
 export interface EventLogOptions {
   readonly dir: string;
   readonly logger: Logger;
+  /** How each line stores its event: plainEventCodec, or sealed with the data dir's key (eventCodecOf). */
+  readonly codec: EventCodec;
   readonly segmentMaxBytes?: number;
   /** Check only: a torn last line is an error instead of being cut, and pending redactions are not healed. */
   readonly readOnly?: boolean;
@@ -84,17 +87,18 @@ export class EventLog extends EventLogReader implements EventStore {
     private readonly logger: Logger,
     segments: Segment[],
     segmentMaxBytes: number,
+    codec: EventCodec,
   ) {
     const last = segments.at(-1);
-    super(segments, last ? lastSeqIn(last) : 0);
+    super(segments, last ? lastSeqIn(last) : 0, codec);
     this.segmentMaxBytes = segmentMaxBytes;
   }
 
   /** Opens (or creates) the log, checks every line, cuts a torn last line, and heals pending purges. */
   static async open(options: EventLogOptions): Promise<EventLog> {
     mkdirSync(options.dir, { recursive: true });
-    const { segments, purged } = scanEventLog(options.dir, options.logger, options.readOnly === true);
-    const log = new EventLog(options.dir, options.logger, segments, options.segmentMaxBytes ?? DEFAULT_SEGMENT_MAX_BYTES);
+    const { segments, purged } = scanEventLog(options.dir, options.logger, options.readOnly === true, options.codec);
+    const log = new EventLog(options.dir, options.logger, segments, options.segmentMaxBytes ?? DEFAULT_SEGMENT_MAX_BYTES, options.codec);
     log.onFatal = options.onFatal;
     log.autoCompact = options.autoCompact;
     log.onCompacted = options.onCompacted;
@@ -144,7 +148,7 @@ export class EventLog extends EventLogReader implements EventStore {
       let rewritten = 0;
       for (const segment of this.segments) {
         const isActive = segment === this.segments.at(-1);
-        rewritten += await redactSegment(segment, ids, async () => {
+        rewritten += await redactSegment(segment, ids, this.codec, async () => {
           if (isActive) await this.closeActive();
         });
       }
@@ -199,7 +203,7 @@ export class EventLog extends EventLogReader implements EventStore {
     if (this.failure) throw this.failure;
     const firstSeq = this.durableSeq + 1;
     const placed = batch.map((event, index) => ({ ...event, seq: firstSeq + index }) as MemoryEvent);
-    const lines = placed.map(encodeEventLine);
+    const lines = placed.map((event) => encodeEventLine(this.codec.toStored(event)));
     const bytes = Buffer.from(lines.join(''));
     try {
       const segment = await this.segmentFor(bytes.length, firstSeq);
@@ -256,7 +260,7 @@ export class EventLog extends EventLogReader implements EventStore {
     if (!plan) return null;
     const { group } = plan;
     const bytesBefore = this.size.bytes;
-    const result = await compactGroup(group, this.eventsAfter(0));
+    const result = await compactGroup(group, this.eventsAfter(0), this.codec);
     return this.serially(async () => {
       if (this.redactions !== plan.redactions || this.closed || this.failure) {
         rmSync(result.tempPath, { force: true });

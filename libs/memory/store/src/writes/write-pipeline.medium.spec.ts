@@ -4,6 +4,7 @@ import { EVENT_SCHEMA_VERSION, type MemoryEvent, type NewEvent } from '@engram/d
 import { CommitFeed } from './commit-feed.js';
 import { DataDir } from '../data-dir/data-dir.js';
 import { openDatabase } from '../database/database.js';
+import { plainEventCodec } from '../event-log/event-codec.js';
 import { EventLog } from '../event-log/event-log.js';
 import { FlatFiles } from '../flat-files/flat-files.js';
 import { Projection } from '../projection/projection.js';
@@ -25,7 +26,7 @@ let openGate: () => void;
 beforeEach(async () => {
   dir = tempDataDir();
   const dataDir = new DataDir(dir.path);
-  log = await EventLog.open({ dir: dataDir.eventsDir, logger: silentLogger() });
+  log = await EventLog.open({ codec: plainEventCodec, dir: dataDir.eventsDir, logger: silentLogger() });
   projection = new Projection(openDatabase(dataDir.databasePath));
   const commits = new CommitFeed(silentLogger());
   batches = [];
@@ -142,6 +143,6 @@ describe('WritePipeline on a real log and database', () => {
     await expect(pipeline.write([stored('a')])).rejects.toThrow('event log is closed');
     expect(pipeline.current('a')).toBeUndefined();
     await pipeline.settled('a');
-    log = await EventLog.open({ dir: new DataDir(dir.path).eventsDir, logger: silentLogger() });
+    log = await EventLog.open({ codec: plainEventCodec, dir: new DataDir(dir.path).eventsDir, logger: silentLogger() });
   });
 });
