@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { MemoryError, MemoryPattern, type MemoryClient, type MemoryErrorCode, type Tier1Response } from '@engram/contracts';
+import { CONTENT_MAX_CHARS } from '@engram/domain';
 import { GatewayTier1Cache } from '@engram/gateway-engine';
 import { memoryEntry } from '@engram/testing';
 import { MemoryRestService } from './memory-rest.service.js';
@@ -45,6 +46,18 @@ describe('MemoryRestService', () => {
     ]);
     await cache.get('team', 'r2');
     expect(memory.patterns()).toEqual([MemoryPattern.Tier1, MemoryPattern.Store, MemoryPattern.Tier1]);
+  });
+
+  it('measures content as memory stores it (line endings count once), as memory would, so the two never disagree', async () => {
+    const { rest, memory } = newRestService();
+    const stored = `${'x'.repeat(CONTENT_MAX_CHARS - 2)}\ny`;
+    await rest.create('team', { content: stored.replace('\n', '\r\n') }, {}, 'r1');
+    expect(memory.calls[0]?.[1]).toMatchObject({ content: stored });
+    await expect(rest.create('team', { content: `${stored}z` }, {}, 'r2')).rejects.toMatchObject({
+      status: 400,
+      message: `content: ${CONTENT_MAX_CHARS + 1} characters; the limit is ${CONTENT_MAX_CHARS}`,
+    });
+    expect(memory.calls).toHaveLength(1);
   });
 
   it('asks memory not to store a second copy only when the person asks with ?dedupe=true', async () => {

@@ -1,13 +1,18 @@
 import {
+  IDEMPOTENCY_KEY_PATTERN,
   MemoryError,
   MemoryPattern,
+  PAGE_MAX_LIMIT,
   PAGE_SORTS,
+  StoreRequestSchema,
+  UpdateRequestSchema,
+  describeIssues,
+  memoryFields,
   type EventsPage,
   type MemoryClient,
   type MemoryContract,
   type MemoryErrorCode,
 } from '@engram/contracts';
-import { CATEGORIES, CONTENT_MAX_CHARS, MEMORY_SOURCES, MEMORY_TYPES } from '@engram/domain';
 import {
   EngramHttpError,
   MEMORY_TOOLS,
@@ -19,34 +24,27 @@ import {
 } from '@engram/gateway-engine';
 import { z } from 'zod';
 
-const category = z.enum(CATEGORIES);
-const content = z.string().trim().min(1).max(CONTENT_MAX_CHARS);
-
-const CreateBody = z.object({ content, type: z.enum(MEMORY_TYPES).optional(), category: category.nullish() }).strict();
-const UpdateBody = z
-  .object({
-    content: content.optional(),
-    type: z.enum(MEMORY_TYPES).optional(),
-    category: category.nullable().optional(),
-    confirmed: z.boolean().optional(),
-    archived: z.boolean().optional(),
-  })
+// The bodies are the memory requests' own fields (their schemas in @engram/contracts), and nothing else.
+const CreateBody = StoreRequestSchema.pick({ content: true, type: true, category: true }).strict();
+const UpdateBody = UpdateRequestSchema.pick({ content: true, type: true, category: true, confirmed: true })
+  .extend({ archived: z.boolean().optional() })
   .strict();
+// A query string holds only text: its flags and numbers are read here, the fields' values checked by the memory schemas.
 const flag = z.enum(['true', 'false']).transform((value) => value === 'true');
 const ListQuery = z.object({
   q: z.string().optional(),
-  category: category.optional(),
-  type: z.enum(MEMORY_TYPES).optional(),
+  category: memoryFields.category.optional(),
+  type: memoryFields.type.optional(),
   confirmed: flag.optional(),
   archived: flag.optional(),
-  source: z.enum(MEMORY_SOURCES).optional(),
+  source: memoryFields.source.optional(),
   sort: z.enum(PAGE_SORTS).optional(),
   cursor: z.string().max(512).optional(),
-  limit: z.coerce.number().int().min(1).max(500).optional(),
+  limit: z.coerce.number().int().min(1).max(PAGE_MAX_LIMIT).optional(),
 });
 const IdempotencyKey = z
   .string('Idempotency-Key must be given once')
-  .regex(/^[\x21-\x7e]{1,255}$/, 'Idempotency-Key must be 1-255 printable ASCII characters without spaces');
+  .regex(IDEMPOTENCY_KEY_PATTERN, 'Idempotency-Key must be 1-255 printable ASCII characters without spaces');
 const EventsQuery = z.object({
   after: z.coerce.number().int().min(0).default(0),
   limit: z.coerce.number().int().min(1).max(1000).optional(),
@@ -243,7 +241,7 @@ export class MemoryRestService {
 function parse<T>(schema: z.ZodType<T>, value: unknown): T {
   const result = schema.safeParse(value ?? {});
   if (!result.success) {
-    throw clientError(400, result.error.issues.map((issue) => `${issue.path.join('.') || 'body'}: ${issue.message}`).join('; '), 'invalid_request');
+    throw clientError(400, describeIssues(result.error, 'body'), 'invalid_request');
   }
   return result.data;
 }

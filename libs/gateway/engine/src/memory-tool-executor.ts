@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { MemoryError, MemoryPattern } from '@engram/contracts';
-import { CATEGORIES, CONTENT_MAX_CHARS, MEMORY_TYPES, type Actor, type MemoryEntry } from '@engram/domain';
+import { MemoryError, MemoryPattern, StoreRequestSchema, UpdateRequestSchema, describeIssues, memoryFields } from '@engram/contracts';
+import type { Actor, MemoryEntry } from '@engram/domain';
 import { z } from 'zod';
 import type { MemoryPort } from './ports.js';
 import { searchResultText } from './search-result-lines.js';
@@ -9,20 +9,21 @@ import type { ToolCall, ToolResult, TurnContext } from './turn.js';
 /** The memory service answers at most 100 hits; a search for the model needs far fewer. */
 const SEARCH_MAX_HITS = 50;
 
+/** An id as the model cites it (`[id:abc]`) or bare. */
 const id = z
   .string()
   .trim()
   .min(1)
   .transform((value) => value.replace(/^\[?id:/, '').replace(/\]$/, ''));
-const category = z.enum(CATEGORIES);
-const content = z.string().trim().min(1).max(CONTENT_MAX_CHARS);
 
+// Each tool's arguments are fields of the memory request it makes (their schemas in @engram/contracts),
+// with the tool's own: a cited id, a non-empty query, and smaller limits than a person may ask for.
 const schemas = {
-  store_memory: z.object({ content, type: z.enum(MEMORY_TYPES).optional(), category: category.nullish() }),
+  store_memory: StoreRequestSchema.pick({ content: true, type: true, category: true }),
   memory_search: z.object({ query: z.string().trim().min(1), limit: z.number().int().min(1).max(20).optional() }),
-  memory_list: z.object({ category: category.optional(), limit: z.number().int().min(1).max(50).optional() }),
-  memory_update: z.object({ id, content: content.optional(), category: category.nullish(), confirmed: z.boolean().optional() }),
-  memory_delete: z.object({ id, reason: z.string().optional() }),
+  memory_list: z.object({ category: memoryFields.category.optional(), limit: z.number().int().min(1).max(50).optional() }),
+  memory_update: z.object({ id, ...UpdateRequestSchema.pick({ content: true, category: true, confirmed: true }).shape }),
+  memory_delete: z.object({ id, reason: memoryFields.reason }),
   memory_refresh: z.object({ id }),
 } as const;
 
@@ -65,7 +66,7 @@ export class MemoryToolExecutor {
     }
     const parsed = schemas[name].safeParse(raw);
     if (!parsed.success) {
-      const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'arguments'}: ${issue.message}`).join('; ');
+      const problems = describeIssues(parsed.error, 'arguments');
       return failed(`Error: invalid arguments for ${name} (${problems}). Check the tool's schema and call it again.`);
     }
     try {
@@ -144,7 +145,7 @@ export class MemoryToolExecutor {
       }
       case 'memory_delete': {
         const a = args as ArgsOf<'memory_delete'>;
-        const entry = await this.memory.call(MemoryPattern.Delete, { pool, id: a.id, reason: a.reason ?? null, ...meta });
+        const entry = await this.memory.call(MemoryPattern.Delete, { pool, id: a.id, reason: a.reason, ...meta });
         this.onWrite(pool);
         return `Deleted [id:${entry.id}] (archived; a person can restore it).`;
       }

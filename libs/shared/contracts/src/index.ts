@@ -1,5 +1,6 @@
 export * from './memory-pattern.js';
 export * from './memory-messages.js';
+export * from './memory-requests.js';
 export * from './memory-error.js';
 export * from './memory-client.js';
 export * from './memory-failover.js';

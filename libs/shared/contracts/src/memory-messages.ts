@@ -1,128 +1,35 @@
-import type { Actor, Category, MemoryEntry, MemoryEvent, MemorySource, MemoryType, Tier1Reason } from '@engram/domain';
+import type { MemoryEntry, MemoryEvent, Tier1Reason } from '@engram/domain';
 import type { MemoryPattern } from './memory-pattern.js';
+import type { MemoryRequest } from './memory-requests.js';
 
-/** Every write carries who did it and, when there is one, what caused it (an event id or a request id). */
-export interface WriteMeta {
-  readonly actor: Actor;
-  readonly causationId?: string | null;
-  readonly requestId?: string;
-}
+// What a caller sends, per message (the schemas in memory-requests.ts are the one definition).
+export type StoreRequest = MemoryRequest<typeof MemoryPattern.Store>;
+export type SearchRequest = MemoryRequest<typeof MemoryPattern.Search>;
+export type ListRequest = MemoryRequest<typeof MemoryPattern.List>;
+export type PageRequest = MemoryRequest<typeof MemoryPattern.Page>;
+export type GetRequest = MemoryRequest<typeof MemoryPattern.Get>;
+export type UpdateRequest = MemoryRequest<typeof MemoryPattern.Update>;
+export type IdRequest = MemoryRequest<typeof MemoryPattern.Delete>;
+export type ConfirmRequest = MemoryRequest<typeof MemoryPattern.Confirm>;
+export type RefreshRequest = MemoryRequest<typeof MemoryPattern.Refresh>;
+export type CategorizeRequest = MemoryRequest<typeof MemoryPattern.Categorize>;
+export type ConsolidateRequest = MemoryRequest<typeof MemoryPattern.Consolidate>;
+export type DecaySweepRequest = MemoryRequest<typeof MemoryPattern.DecaySweep>;
+export type PoolRequest = MemoryRequest<typeof MemoryPattern.Tier1>;
+export type EventsAfterRequest = MemoryRequest<typeof MemoryPattern.EventsAfter>;
+export type EventsRequest = MemoryRequest<typeof MemoryPattern.Events>;
+/** This gateway always names the exchange; the schema still takes a request from one before exchange ids. */
+export type SpoolExtractionRequest = MemoryRequest<typeof MemoryPattern.SpoolExtraction> & { readonly exchangeId: string };
+export type VectorsMissingRequest = MemoryRequest<typeof MemoryPattern.VectorsMissing>;
+export type StoreVectorsRequest = MemoryRequest<typeof MemoryPattern.StoreVectors>;
 
-export interface StoreRequest extends WriteMeta {
-  readonly pool: string;
-  /** Caller-chosen id (4-64 of A-Za-z0-9_-): storing an existing id returns the existing entry, no new event. */
-  readonly id?: string;
-  /**
-   * Without `id`: a retry of this store with the same key (in the same pool) returns the entry the
-   * first attempt stored instead of storing another (the REST `Idempotency-Key`, the model's tool call).
-   */
-  readonly idempotencyKey?: string;
-  /**
-   * With `idempotencyKey`: a retry must be the same store (content, type, category), else it is refused
-   * with `idempotency_key_reused` rather than answered with the first entry (the REST `Idempotency-Key`).
-   * Without, the first entry is the answer (a model's replayed tool call is the same call).
-   */
-  readonly idempotencyKeyBindsRequest?: boolean;
-  readonly content: string;
-  readonly type?: MemoryType;
-  readonly category?: Category | null;
-  readonly source?: MemorySource;
-  readonly confidence?: number;
-  /**
-   * When an active entry of the pool already says this (see existingFact), record a reference to it
-   * and answer with it (`existing: true`) instead of storing a second copy. The model's writes do; a
-   * person's REST POST only with `?dedupe=true`.
-   */
-  readonly dedupe?: boolean;
-}
 /** The stored entry, or with `existing` the entry that already said it (nothing new was stored). */
 export type StoreResponse = MemoryEntry & { readonly existing?: true };
-export interface SearchRequest {
-  readonly pool: string;
-  readonly query: string;
-  readonly limit?: number;
-  readonly category?: Category;
-  readonly includeArchived?: boolean;
-  /** Record a reference for what is returned (the model's search does, a person's browsing does not). */
-  readonly recordReference?: boolean;
-  /** Who the recorded reference is attributed to; default `llm`. */
-  readonly actor?: Actor;
-  readonly requestId?: string;
-}
-export interface ListRequest {
-  readonly pool: string;
-  readonly category?: Category;
-  readonly type?: MemoryType;
-  readonly archived?: boolean;
-  readonly limit?: number;
-  /** Entries to skip, for paging through a pool larger than one page (newest first). */
-  readonly offset?: number;
-  readonly requestId?: string;
-}
-/** How a page of memories is ordered, newest / most recently used / most confident first. */
-export const PAGE_SORTS = ['created', 'last_used', 'confidence'] as const;
-export type PageSort = (typeof PAGE_SORTS)[number];
-
-/** One page of a pool's entries, keyset-paged: pass the previous page's `nextCursor` for the next. */
-export interface PageRequest {
-  readonly pool: string;
-  readonly sort?: PageSort;
-  readonly archived?: boolean;
-  readonly type?: MemoryType;
-  readonly category?: Category;
-  readonly confirmed?: boolean;
-  readonly source?: MemorySource;
-  readonly limit?: number;
-  readonly cursor?: string;
-  readonly requestId?: string;
-}
 export type PagedEntry = MemoryEntry & { readonly effectiveConfidence: number };
 export interface PageResponse {
   readonly data: readonly PagedEntry[];
   /** Null on the last page. */
   readonly nextCursor: string | null;
-}
-export interface GetRequest {
-  readonly pool: string;
-  readonly id: string;
-}
-export interface UpdateRequest extends WriteMeta {
-  readonly pool: string;
-  readonly id: string;
-  readonly content?: string;
-  readonly category?: Category | null;
-  readonly type?: MemoryType;
-  readonly confirmed?: boolean;
-}
-export interface IdRequest extends WriteMeta {
-  readonly pool: string;
-  readonly id: string;
-  readonly reason?: string | null;
-}
-export interface RefreshRequest extends WriteMeta {
-  readonly pool: string;
-  readonly ids: readonly string[];
-}
-export interface CategorizeRequest extends WriteMeta {
-  readonly pool: string;
-  readonly id: string;
-  readonly category: Category;
-}
-export interface ConsolidateRequest extends WriteMeta {
-  readonly pool: string;
-  readonly model: string;
-  readonly merges: readonly {
-    readonly content: string;
-    readonly type: MemoryType;
-    readonly category: Category | null;
-    readonly supersedes: readonly string[];
-  }[];
-}
-/** Archive every active entry of the pool that decay has taken below the threshold (the worker's sweep). */
-export interface DecaySweepRequest extends WriteMeta {
-  readonly pool: string;
-  /** ISO time to evaluate decay at; absent: the memory service's clock. */
-  readonly asOf?: string;
 }
 export interface DecaySweepResponse {
   readonly pool: string;
@@ -142,46 +49,10 @@ export interface PingResponse {
   readonly lastSeq: number;
   readonly diskFull: { readonly since: string; readonly error: string } | null;
 }
-export interface PoolRequest {
-  readonly pool: string;
-  readonly requestId?: string;
-}
-export interface EventsAfterRequest {
-  readonly after: number;
-  readonly pool?: string;
-  readonly limit?: number;
-}
-/** One page of a pool's events (or of one entry's history), oldest first. */
-export interface EventsRequest {
-  readonly pool: string;
-  /** Events with a seq above this one; default 0. Ignored when `cursor` is given. */
-  readonly after?: number;
-  /** The `nextCursor` of the previous page. */
-  readonly cursor?: string;
-  readonly limit?: number;
-  /** Only the events about this entry. */
-  readonly memoryId?: string;
-  readonly requestId?: string;
-}
 export interface EventsPage {
   readonly data: readonly MemoryEvent[];
   /** Where the next page starts; null when this page reached the last event so far. */
   readonly nextCursor: string | null;
-}
-
-/** An exchange whose extraction job could not reach Redis: memory keeps it on disk and enqueues it later. */
-export interface SpoolExtractionRequest {
-  readonly pool: string;
-  /** Contents of <MEMORY_SUGGEST> markers, already stripped from the client's view. */
-  readonly suggestions: readonly string[];
-  /** The last user message and the assistant's answer, for context-aware extraction. */
-  readonly exchange: { readonly user: string; readonly assistant: string };
-  readonly requestId: string;
-  /**
-   * The exchange's own id (exchangeIdOf, made by the gateway): what its job, its spool file and its
-   * extracted facts are named by. The request id is the client's header and may repeat.
-   */
-  readonly exchangeId: string;
 }
 
 export interface SearchHit {
@@ -227,23 +98,11 @@ export interface ConsolidateResponse {
   readonly archived: readonly string[];
 }
 
-/** Texts of a pool's active entries that have no vector of `model` yet (hybrid search; the worker embeds them). */
-export interface VectorsMissingRequest {
-  readonly pool: string;
-  readonly model: string;
-  readonly limit?: number;
-}
 export interface MissingVectorText {
   /** The content hash the vector is stored under. */
   readonly hash: string;
   readonly content: string;
 }
-export interface StoreVectorsRequest {
-  readonly model: string;
-  /** `vector`: little-endian float32s, base64 (see @engram/embeddings vector-codec). */
-  readonly vectors: readonly { readonly hash: string; readonly vector: string }[];
-}
-
 /** Request and response type of every pattern, so that a client call is checked end to end. */
 export interface MemoryContract {
   [MemoryPattern.Store]: [StoreRequest, StoreResponse];
@@ -255,7 +114,7 @@ export interface MemoryContract {
   [MemoryPattern.Delete]: [IdRequest, MemoryEntry];
   [MemoryPattern.Purge]: [IdRequest, { readonly id: string; readonly purged: true }];
   [MemoryPattern.Refresh]: [RefreshRequest, MemoryEntry[]];
-  [MemoryPattern.Confirm]: [IdRequest & { readonly confirmed: boolean }, MemoryEntry];
+  [MemoryPattern.Confirm]: [ConfirmRequest, MemoryEntry];
   [MemoryPattern.Categorize]: [CategorizeRequest, MemoryEntry];
   [MemoryPattern.Archive]: [IdRequest, MemoryEntry];
   [MemoryPattern.Restore]: [IdRequest, MemoryEntry];

@@ -1,15 +1,4 @@
-import type {
-  EventsAfterRequest,
-  EventsPage,
-  EventsRequest,
-  GetRequest,
-  ListRequest,
-  PageRequest,
-  PageResponse,
-  SearchHit,
-  SearchRequest,
-  StatsResponse,
-} from '@engram/contracts';
+import type { EventsPage, MemoryPattern, PageResponse, ParsedRequest, SearchHit, StatsResponse } from '@engram/contracts';
 import { DAY_MS, effectiveConfidence, type Actor, type MemoryEntry, type MemoryEvent } from '@engram/domain';
 import type { EventIndex } from '../projection/event-index.js';
 import type { EventStore } from '../event-log/event-store.js';
@@ -20,18 +9,7 @@ import { decodeCursor, encodeCursor } from './page-cursor.js';
 import type { MemoryQueries } from '../projection/memory-queries.js';
 import type { Projection } from '../projection/projection.js';
 import { searchTerms } from './search-query.js';
-import {
-  invalid,
-  notFound,
-  validActor,
-  validCategory,
-  validLimit,
-  validOffset,
-  validPageFilters,
-  validPool,
-  validQuery,
-  validType,
-} from '../writes/validation.js';
+import { notFound } from '../writes/validation.js';
 
 export interface MemoryReadsDeps {
   readonly queries: Pick<MemoryQueries, 'get' | 'list' | 'page' | 'byConfidence' | 'search' | 'stats'>;
@@ -46,13 +24,7 @@ export interface MemoryReadsDeps {
   readonly recordHits: (pool: string, ids: readonly string[], actor: Actor, causationId: string | null) => void;
 }
 
-const SEARCH_DEFAULT_LIMIT = 10;
-const SEARCH_MAX_LIMIT = 100;
-const LIST_DEFAULT_LIMIT = 50;
-const LIST_MAX_LIMIT = 1000;
-const PAGE_MAX_LIMIT = 500;
-
-/** The reads: they answer from the database (and the log for events), i.e. only acknowledged state. */
+/** The reads, of parsed requests: they answer from the database (and the log for events), i.e. only acknowledged state. */
 export class MemoryReads {
   private readonly eventPages: EventPages;
 
@@ -60,10 +32,8 @@ export class MemoryReads {
     this.eventPages = new EventPages({ log: deps.log, index: deps.eventIndex });
   }
 
-  get(request: GetRequest): MemoryEntry {
-    const pool = validPool(request.pool);
-    if (typeof request.id !== 'string') throw invalid('id must be a string');
-    return this.acknowledged(pool, request.id);
+  get(request: ParsedRequest<typeof MemoryPattern.Get>): MemoryEntry {
+    return this.acknowledged(request.pool, request.id);
   }
 
   /** The acknowledged entry `id` of the pool. */
@@ -73,24 +43,29 @@ export class MemoryReads {
     return entry;
   }
 
-  list(request: ListRequest): MemoryEntry[] {
-    const pool = validPool(request.pool);
+  list(request: ParsedRequest<typeof MemoryPattern.List>): MemoryEntry[] {
     return this.deps.queries.list({
-      pool,
-      ...(request.category !== undefined ? { category: nonNullCategory(request.category) } : {}),
-      ...(request.type !== undefined ? { type: validType(request.type) } : {}),
+      pool: request.pool,
+      ...(request.category !== undefined ? { category: request.category } : {}),
+      ...(request.type !== undefined ? { type: request.type } : {}),
       archived: request.archived === true,
-      limit: validLimit(request.limit, LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT),
-      offset: validOffset(request.offset),
+      limit: request.limit,
+      offset: request.offset,
     });
   }
 
   /** A page of a pool's entries for a person browsing them, keyset-paged (see Projection.page). */
-  page(request: PageRequest): PageResponse {
-    const pool = validPool(request.pool);
-    const filters = validPageFilters(request);
-    const limit = validLimit(request.limit, LIST_DEFAULT_LIMIT, PAGE_MAX_LIMIT);
-    const after = request.cursor === undefined || request.cursor === null ? undefined : decodeCursor(request.cursor, filters.sort);
+  page(request: ParsedRequest<typeof MemoryPattern.Page>): PageResponse {
+    const { pool, limit, cursor } = request;
+    const filters = {
+      sort: request.sort,
+      archived: request.archived,
+      ...(request.type !== undefined ? { type: request.type } : {}),
+      ...(request.category !== undefined ? { category: request.category } : {}),
+      ...(request.confirmed !== undefined ? { confirmed: request.confirmed } : {}),
+      ...(request.source !== undefined ? { source: request.source } : {}),
+    };
+    const after = cursor === undefined || cursor === null ? undefined : decodeCursor(cursor, filters.sort);
     const today = after?.today ?? julianDay(this.deps.clock());
     const rows = this.deps.queries.page({ pool, ...filters, limit: limit + 1, today, ...(after ? { after } : {}) });
     const now = fromJulianDay(today);
@@ -106,13 +81,9 @@ export class MemoryReads {
    * effective confidence. With `recordReference`, the returned ids are recorded as
    * memory.referenced in the background (the answer never waits for that fsync; see ReferenceBatcher).
    */
-  async search(request: SearchRequest): Promise<SearchHit[]> {
-    const pool = validPool(request.pool);
-    const query = validQuery(request.query);
-    const limit = validLimit(request.limit, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT);
-    const category = request.category === undefined ? undefined : nonNullCategory(request.category);
+  async search(request: ParsedRequest<typeof MemoryPattern.Search>): Promise<SearchHit[]> {
+    const { pool, query, limit, category, actor } = request;
     const includeArchived = request.includeArchived === true;
-    const actor = request.actor === undefined ? 'llm' : validActor(request.actor);
     const now = this.deps.clock();
     const terms = searchTerms(query);
     let hits: SearchHit[];
@@ -145,22 +116,16 @@ export class MemoryReads {
     return { lastSeq: this.deps.projection.lastSeq, pools: this.deps.queries.stats() };
   }
 
-  eventsAfter(request: EventsAfterRequest): MemoryEvent[] {
+  eventsAfter(request: ParsedRequest<typeof MemoryPattern.EventsAfter>): MemoryEvent[] {
     return this.eventPages.after(request);
   }
 
   /** A page of a pool's events, or of one entry's history (see EventPages). */
-  events(request: EventsRequest): EventsPage {
+  events(request: ParsedRequest<typeof MemoryPattern.Events>): EventsPage {
     return this.eventPages.page(request);
   }
 }
 
 function fromJulianDay(day: number): Date {
   return new Date((day - 2_440_587.5) * DAY_MS);
-}
-
-function nonNullCategory(category: unknown) {
-  const valid = validCategory(category);
-  if (valid === null) throw invalid('category filter must be a category');
-  return valid;
 }

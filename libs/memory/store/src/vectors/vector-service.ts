@@ -1,11 +1,7 @@
-import type { MissingVectorText, StoreVectorsRequest, VectorsMissingRequest } from '@engram/contracts';
+import { MemoryPattern, parseMemoryRequest, type MissingVectorText, type StoreVectorsRequest, type VectorsMissingRequest } from '@engram/contracts';
 import { vectorFromBase64 } from '@engram/embeddings';
-import { invalid, validLimit, validPool } from '../writes/validation.js';
+import { invalid } from '../writes/validation.js';
 import type { VectorStore } from './vector-store.js';
-
-const MISSING_DEFAULT_LIMIT = 64;
-const MISSING_MAX_LIMIT = 2_048;
-const STORE_MAX_VECTORS = 2_048;
 
 /** The worker's side of hybrid search over RPC: which texts need a vector, and storing the vectors it made. */
 export class VectorService {
@@ -13,23 +9,17 @@ export class VectorService {
 
   /** Pools with active entries that have no vector of `model` (for the backfill at start). */
   poolsMissing(model: string): string[] {
-    return this.store.poolsMissing(validModel(model));
+    return this.store.poolsMissing(model);
   }
 
-  async missing(request: VectorsMissingRequest): Promise<MissingVectorText[]> {
-    const pool = validPool(request.pool);
-    const model = validModel(request.model);
-    return this.store.missing(pool, model, validLimit(request.limit, MISSING_DEFAULT_LIMIT, MISSING_MAX_LIMIT));
+  async missing(raw: VectorsMissingRequest): Promise<MissingVectorText[]> {
+    const { pool, model, limit } = parseMemoryRequest(MemoryPattern.VectorsMissing, raw);
+    return this.store.missing(pool, model, limit);
   }
 
-  async storeVectors(request: StoreVectorsRequest): Promise<{ readonly stored: number }> {
-    const model = validModel(request.model);
-    if (!Array.isArray(request.vectors) || request.vectors.length > STORE_MAX_VECTORS) {
-      throw invalid(`vectors must be an array of at most ${STORE_MAX_VECTORS}`);
-    }
-    const vectors = request.vectors.map((item) => {
-      if (typeof item?.hash !== 'string' || item.hash === '' || typeof item.vector !== 'string')
-        throw invalid('each vector needs a hash and a base64 vector');
+  async storeVectors(raw: StoreVectorsRequest): Promise<{ readonly stored: number }> {
+    const { model, vectors: items } = parseMemoryRequest(MemoryPattern.StoreVectors, raw);
+    const vectors = items.map((item) => {
       try {
         return { hash: item.hash, vector: vectorFromBase64(item.vector) };
       } catch (error) {
@@ -38,9 +28,4 @@ export class VectorService {
     });
     return { stored: this.store.put(model, vectors) };
   }
-}
-
-function validModel(model: unknown): string {
-  if (typeof model !== 'string' || model === '' || model.length > 200) throw invalid('model must be a non-empty string');
-  return model;
 }

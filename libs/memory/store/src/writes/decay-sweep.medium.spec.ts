@@ -82,7 +82,7 @@ describe('MemoryService.decaySweep on a real data dir', () => {
 
   it('refuses a time it cannot read, as the caller’s mistake', async () => {
     await expect(memory.service.decaySweep({ pool: 'team', asOf: 'yesterday', ...sweeper })).rejects.toEqual(
-      new MemoryError('invalid_request', 'asOf must be an ISO-8601 time'),
+      new MemoryError('invalid_request', 'asOf: must be an ISO-8601 time'),
     );
   });
 });

@@ -2,10 +2,9 @@ import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, readdirSync, r
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { AtRestFileError, type EncryptionKey, openFile, sealFile, UnsealError } from '@engram/config';
-import { MemoryError, type SpoolExtractionRequest } from '@engram/contracts';
+import { MemoryError, MemoryPattern, parseMemoryRequest, type SpoolExtractionRequest } from '@engram/contracts';
 import { exchangeIdOf } from '@engram/jobs';
 import { fsyncPath } from '../event-log/fsync.js';
-import { invalid, validPool } from './validation.js';
 
 /** An exchange with memory suggestions whose extraction job could not be enqueued yet: what the RPC carried. */
 export type SpooledExchange = SpoolExtractionRequest;
@@ -99,28 +98,18 @@ export class ExtractionSpool {
     }
   }
 
+  /** The request as parsed, cut to the spool's bounds. */
   private valid(request: unknown): SpooledExchange {
-    const data = (request ?? {}) as Partial<Record<keyof SpooledExchange, unknown>>;
-    const pool = validPool(data.pool);
-    if (typeof data.requestId !== 'string' || data.requestId === '' || data.requestId.length > 200)
-      throw invalid('requestId must be a non-empty string');
-    if (!Array.isArray(data.suggestions) || data.suggestions.some((suggestion) => typeof suggestion !== 'string')) {
-      throw invalid('suggestions must be an array of strings');
-    }
-    const exchange = (data.exchange ?? {}) as { user?: unknown; assistant?: unknown };
-    if (typeof exchange.user !== 'string' || typeof exchange.assistant !== 'string') throw invalid('exchange must hold user and assistant text');
-    if (data.exchangeId !== undefined && (typeof data.exchangeId !== 'string' || !/^[\w.-]{1,200}$/.test(data.exchangeId))) {
-      throw invalid('exchangeId must be 1-200 letters, digits, dots, dashes or underscores');
-    }
+    const data = parseMemoryRequest(MemoryPattern.SpoolExtraction, request);
     const cut = (text: string) => text.slice(0, this.limits.maxExchangeChars);
     const kept = {
-      pool,
-      suggestions: (data.suggestions as string[]).slice(0, MAX_SUGGESTIONS).map((suggestion) => suggestion.slice(0, MAX_SUGGESTION_CHARS)),
-      exchange: { user: cut(exchange.user), assistant: cut(exchange.assistant) },
+      pool: data.pool,
+      suggestions: data.suggestions.slice(0, MAX_SUGGESTIONS).map((suggestion) => suggestion.slice(0, MAX_SUGGESTION_CHARS)),
+      exchange: { user: cut(data.exchange.user), assistant: cut(data.exchange.assistant) },
       requestId: data.requestId,
     };
     // The gateway names the exchange (a gateway from before exchange ids did not: named here then, the same way).
-    return { ...kept, exchangeId: data.exchangeId ?? exchangeIdOf({ ...kept, exchange: { user: exchange.user, assistant: exchange.assistant } }) };
+    return { ...kept, exchangeId: data.exchangeId ?? exchangeIdOf({ ...kept, exchange: data.exchange }) };
   }
 }
 

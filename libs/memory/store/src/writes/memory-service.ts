@@ -1,6 +1,9 @@
 import {
   MemoryError,
+  MemoryPattern,
+  parseMemoryRequest,
   type CategorizeRequest,
+  type ConfirmRequest,
   type ConsolidateRequest,
   type ConsolidateResponse,
   type DecaySweepRequest,
@@ -54,10 +57,10 @@ import { searchReferences } from './search-references.js';
 import { Tier1Blocks } from '../reads/tier1-blocks.js';
 import { DiskFull, type DiskFullState } from '../data-dir/disk-full.js';
 import { isOutOfSpace, messageOf } from '../data-dir/out-of-space.js';
-import { invalid, validCategory, validPool, validReason } from './validation.js';
+import { validPool } from './validation.js';
 import type { VectorService } from '../vectors/vector-service.js';
 import { WritePipeline } from './write-pipeline.js';
-import { asOfOf, decided, mergesOf, refreshIdsOf, requiredId, storeFieldsOf, updateFieldsOf, writeContextOf } from './write-requests.js';
+import { decided, mergesOf, storeFieldsOf, updateFieldsOf, writeContextOf } from './write-requests.js';
 
 export type { MemoryServiceDeps } from './memory-service-deps.js';
 
@@ -65,7 +68,8 @@ export type { MemoryServiceDeps } from './memory-service-deps.js';
 const MAX_HISTORY_PAGES = 20;
 
 /**
- * The memory operations, as the RPC controller calls them. A write: validate the request -> decide
+ * The memory operations, as the RPC controller calls them. Each request is parsed here, where it
+ * enters memory whoever the caller (parseMemoryRequest: its schema in @engram/contracts). A write: parse -> decide
  * in the domain against the current state (acknowledged plus in flight) -> the write pipeline
  * (log, database, commit feed, flat files) -> answer. A read: the queries, from the database.
  */
@@ -102,9 +106,10 @@ export class MemoryService {
     this.tier1Blocks = new Tier1Blocks({ queries: deps.queries, clock: deps.clock, maxChars: deps.tier1MaxChars });
   }
 
-  // ---- writes: validate the request, decide in the domain, write through the pipeline ----
+  // ---- writes: parse the request, decide in the domain, write through the pipeline ----
 
-  async store(request: StoreRequest): Promise<StoreResponse> {
+  async store(raw: StoreRequest): Promise<StoreResponse> {
+    const request = parseMemoryRequest(MemoryPattern.Store, raw);
     const context = this.writeContext(request);
     const fields = storeFieldsOf(request, context);
     const atChosenId = fields.chosenId === undefined ? undefined : this.pipeline.current(fields.chosenId);
@@ -119,7 +124,7 @@ export class MemoryService {
       case 'retried':
         if (request.id === undefined && request.idempotencyKeyBindsRequest === true) {
           // The first request is the entry's memory.stored event; while that is still in flight, the entry it is making.
-          const first = storedFields(this.reads.events({ pool: context.pool, memoryId: decision.id, limit: 1 }).data[0]) ?? atChosenId;
+          const first = storedFields(this.reads.events({ pool: context.pool, after: 0, memoryId: decision.id, limit: 1 }).data[0]) ?? atChosenId;
           assertSameStore(first, fields);
         }
         return this.settled(decision.id);
@@ -135,32 +140,35 @@ export class MemoryService {
     }
   }
 
-  async update(request: UpdateRequest): Promise<MemoryEntry> {
+  async update(raw: UpdateRequest): Promise<MemoryEntry> {
+    const request = parseMemoryRequest(MemoryPattern.Update, raw);
     return this.onEntry(request, (context, id, entry) => decideUpdate({ context, id, ...updateFieldsOf(request) }, entry));
   }
 
-  async delete(request: IdRequest): Promise<MemoryEntry> {
-    return this.onEntry(request, (context, id, entry) => decideDelete({ context, id, reason: validReason(request.reason) }, entry));
+  async delete(raw: IdRequest): Promise<MemoryEntry> {
+    const request = parseMemoryRequest(MemoryPattern.Delete, raw);
+    return this.onEntry(request, (context, id, entry) => decideDelete({ context, id, reason: request.reason }, entry));
   }
 
   /** Asked by a person, or by the decay sweep (worker:decay) once an entry's effective confidence fell below the threshold. */
-  async archive(request: IdRequest): Promise<MemoryEntry> {
-    return this.onEntry(request, (context, id, entry) => decideArchive({ context, id, reason: validReason(request.reason) }, entry));
+  async archive(raw: IdRequest): Promise<MemoryEntry> {
+    const request = parseMemoryRequest(MemoryPattern.Archive, raw);
+    return this.onEntry(request, (context, id, entry) => decideArchive({ context, id, reason: request.reason }, entry));
   }
 
-  async restore(request: IdRequest): Promise<MemoryEntry> {
+  async restore(raw: IdRequest): Promise<MemoryEntry> {
+    const request = parseMemoryRequest(MemoryPattern.Restore, raw);
     return this.onEntry(request, (context, id, entry) => decideRestore({ context, id }, entry));
   }
 
-  async confirm(request: IdRequest & { readonly confirmed: boolean }): Promise<MemoryEntry> {
-    if (typeof request.confirmed !== 'boolean') throw invalid('confirmed must be a boolean');
+  async confirm(raw: ConfirmRequest): Promise<MemoryEntry> {
+    const request = parseMemoryRequest(MemoryPattern.Confirm, raw);
     return this.onEntry(request, (context, id, entry) => decideConfirm({ context, id, confirmed: request.confirmed }, entry));
   }
 
-  async categorize(request: CategorizeRequest): Promise<MemoryEntry> {
-    const category = validCategory(request.category);
-    if (category === null) throw invalid('categorize needs a category');
-    return this.onEntry(request, (context, id, entry) => decideCategorize({ context, id, category }, entry));
+  async categorize(raw: CategorizeRequest): Promise<MemoryEntry> {
+    const request = parseMemoryRequest(MemoryPattern.Categorize, raw);
+    return this.onEntry(request, (context, id, entry) => decideCategorize({ context, id, category: request.category }, entry));
   }
 
   /**
@@ -168,9 +176,10 @@ export class MemoryService {
    * are redacted. The purge records what it forbids from then on (the id, and the fingerprints of every
    * text the entry had), and forbids it while it is in flight too.
    */
-  async purge(request: IdRequest): Promise<{ readonly id: string; readonly purged: true }> {
+  async purge(raw: IdRequest): Promise<{ readonly id: string; readonly purged: true }> {
+    const request = parseMemoryRequest(MemoryPattern.Purge, raw);
     const context = this.writeContext(request);
-    const id = requiredId(request.id);
+    const id = request.id;
     const current = this.pipeline.current(id);
     const forbids = current?.pool === context.pool ? this.fingerprintsOf(context.pool, current) : [];
     const events = decided(() => decidePurge({ context, id, forbids }, current));
@@ -198,15 +207,16 @@ export class MemoryService {
     return { id, purged: true };
   }
 
-  async refresh(request: RefreshRequest): Promise<MemoryEntry[]> {
+  async refresh(raw: RefreshRequest): Promise<MemoryEntry[]> {
+    const request = parseMemoryRequest(MemoryPattern.Refresh, raw);
     const context = this.writeContext(request);
-    const ids = refreshIdsOf(request);
-    const decision = decided(() => decideRefresh({ context, ids }, (id) => this.pipeline.current(id)));
+    const decision = decided(() => decideRefresh({ context, ids: request.ids }, (id) => this.pipeline.current(id)));
     await this.pipeline.write(decision.events);
     return decision.ids.map((id) => this.reads.acknowledged(context.pool, id));
   }
 
-  async consolidate(request: ConsolidateRequest): Promise<ConsolidateResponse> {
+  async consolidate(raw: ConsolidateRequest): Promise<ConsolidateResponse> {
+    const request = parseMemoryRequest(MemoryPattern.Consolidate, raw);
     const context = this.writeContext(request);
     const merges = mergesOf(request, () => this.pipeline.freshId());
     const decision = decided(() => decideConsolidate({ context, model: request.model, merges }, (id) => this.pipeline.current(id)));
@@ -220,9 +230,10 @@ export class MemoryService {
    * pool's files. References searches have recorded but not yet written go first, so a search made
    * just before the sweep still counts as a use.
    */
-  async decaySweep(request: DecaySweepRequest): Promise<DecaySweepResponse> {
+  async decaySweep(raw: DecaySweepRequest): Promise<DecaySweepResponse> {
+    const request = parseMemoryRequest(MemoryPattern.DecaySweep, raw);
     const context = this.writeContext(request);
-    const asOf = asOfOf(request.asOf, context.at);
+    const asOf = new Date(request.asOf ?? context.at);
     await this.references.flush();
     // Rows as the database has them, but as in flight for the few entries a write is changing.
     const entries = this.deps.queries
@@ -236,27 +247,27 @@ export class MemoryService {
   // ---- reads (see MemoryReads, Tier1Blocks) ----
 
   async get(request: GetRequest): Promise<MemoryEntry> {
-    return this.reads.get(request);
+    return this.reads.get(parseMemoryRequest(MemoryPattern.Get, request));
   }
 
   async list(request: ListRequest): Promise<MemoryEntry[]> {
-    return this.reads.list(request);
+    return this.reads.list(parseMemoryRequest(MemoryPattern.List, request));
   }
 
   async page(request: PageRequest): Promise<PageResponse> {
-    return this.reads.page(request);
+    return this.reads.page(parseMemoryRequest(MemoryPattern.Page, request));
   }
 
   async search(request: SearchRequest): Promise<SearchHit[]> {
-    return this.reads.search(request);
+    return this.reads.search(parseMemoryRequest(MemoryPattern.Search, request));
   }
 
   async tier1(request: PoolRequest): Promise<Tier1Response> {
-    return this.tier1Blocks.block(validPool(request.pool));
+    return this.tier1Blocks.block(parseMemoryRequest(MemoryPattern.Tier1, request).pool);
   }
 
   async tier1Plan(request: PoolRequest): Promise<Tier1PlanResponse> {
-    return this.tier1Blocks.plan(validPool(request.pool));
+    return this.tier1Blocks.plan(parseMemoryRequest(MemoryPattern.Tier1Plan, request).pool);
   }
 
   async stats(_request: Record<string, never> = {}): Promise<StatsResponse> {
@@ -264,11 +275,11 @@ export class MemoryService {
   }
 
   async eventsAfter(request: EventsAfterRequest): Promise<MemoryEvent[]> {
-    return this.reads.eventsAfter(request);
+    return this.reads.eventsAfter(parseMemoryRequest(MemoryPattern.EventsAfter, request));
   }
 
   async events(request: EventsRequest): Promise<EventsPage> {
-    return this.reads.events(request);
+    return this.reads.events(parseMemoryRequest(MemoryPattern.Events, request));
   }
 
   /** `diskFull`: writes are refused until the data disk has room again (see DiskFull); reads go on. */
@@ -330,7 +341,7 @@ export class MemoryService {
     const texts = new Set([entry.content]);
     let cursor: string | undefined;
     for (let page = 0; page < MAX_HISTORY_PAGES; page++) {
-      const events = this.reads.events({ pool, memoryId: entry.id, limit: 1000, ...(cursor ? { cursor } : {}) });
+      const events = this.reads.events({ pool, after: 0, memoryId: entry.id, limit: 1000, ...(cursor ? { cursor } : {}) });
       for (const event of events.data) {
         if (
           (event.type === 'memory.stored' || event.type === 'memory.consolidated' || event.type === 'memory.updated') &&
@@ -351,15 +362,15 @@ export class MemoryService {
   }
 
   /**
-   * A command about one entry: the request checked, decided against the entry's current state,
+   * A command about one entry: the parsed request decided against the entry's current state,
    * written, and answered with the entry as acknowledged once no write of it is in flight.
    */
   private async onEntry(
-    request: Parameters<typeof writeContextOf>[0] & { readonly id: unknown },
+    request: Parameters<typeof writeContextOf>[0] & { readonly id: string },
     decide: (context: WriteContext, id: string, entry: MemoryEntry | undefined) => readonly NewEvent[],
   ): Promise<MemoryEntry> {
     const context = this.writeContext(request);
-    const id = requiredId(request.id);
+    const id = request.id;
     const events = decided(() => decide(context, id, this.pipeline.current(id)));
     if (events.length > 0) await this.pipeline.write(events);
     return this.settled(id);
