@@ -1,18 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
-import { exchangeIdOf, type ExtractExchangeData } from '@engram/jobs';
-import {
-  MEMORY_LIMIT_MESSAGE,
-  MEMORY_TOOLS,
-  MemoryToolExecutor,
-  OpenAiChatAdapter,
-  runTurn,
-  type ChatRequest,
-  type UpstreamPort,
-  type UpstreamReply,
-} from '@engram/gateway-engine';
+import { exchangeIdOf } from '@engram/jobs';
+import { MEMORY_LIMIT_MESSAGE, OpenAiChatAdapter, type ChatRequest, type UpstreamPort, type UpstreamReply } from '@engram/gateway-engine';
 import { MemoryPattern } from '@engram/contracts';
-import { RecordingSink } from '../../../libs/gateway/engine/src/testing/scripted-turn.js';
 import { memoryServicePerTest } from '../../../libs/memory/store/src/testing/memory-service-per-test.js';
+import { runEngineTurn } from '../../support/engine-turn.js';
 import { memoryInProcess } from '../../support/memory-in-process.js';
 
 /** The engine's turn loop with the OpenAI Chat adapter, its memory tools answered by the real memory service. */
@@ -99,26 +90,15 @@ const memory = memoryInProcess(() => under.service);
 const entries = async () => (await memory.call(MemoryPattern.List, { pool: 'p', limit: 100 })).map((entry) => entry.content);
 
 async function run(request: ChatRequest, scripts: Script[], maxIterations = 3) {
-  const adapter = new OpenAiChatAdapter();
   const upstream = scriptedUpstream(scripts);
-  const jobs: ExtractExchangeData[] = [];
-  const sink = new RecordingSink();
-  const withMemory = adapter.withMemory(adapter.parseRequest(request), {
+  const { sink, jobs } = await runEngineTurn(new OpenAiChatAdapter(), request, {
+    upstream,
+    memory,
     tier1Block: '<engram-memory>\nfacts\n</engram-memory>',
-    tools: MEMORY_TOOLS,
+    pool: 'p',
+    requestId: 'req-1',
+    maxIterations,
   });
-  await runTurn(
-    adapter,
-    withMemory,
-    { pool: 'p', requestId: 'req-1' },
-    {
-      upstream,
-      tools: new MemoryToolExecutor(memory),
-      extraction: { enqueue: (job) => jobs.push(job) },
-      maxIterations,
-    },
-    sink,
-  );
   const frames = sink.body
     .split('\n\n')
     .filter((frame) => frame.startsWith('data: '))
