@@ -11,7 +11,11 @@ const sqliteOnlyInStorage = [
 ];
 // Inside storage, one file opens databases (and applies the data dir's key and cipher): the rest use the driver's types.
 const sqliteOpenedInDatabaseTs = [
-  { name: SQLITE, message: 'Databases are opened in database.ts, which applies the key and cipher; import the driver\'s types only.', allowTypeImports: true },
+  {
+    name: SQLITE,
+    message: "Databases are opened in database.ts, which applies the key and cipher; import the driver's types only.",
+    allowTypeImports: true,
+  },
   sqliteOnlyInStorage[1],
 ];
 const redisDrivers = ['bullmq', 'ioredis'].map((name) => ({
@@ -35,7 +39,11 @@ function restrictedImports() {
     'libs/shared/observability/src/redis-connection.ts',
   ];
   return [
-    { files: ['libs/*/*/src/**/*.ts', 'apps/*/src/**/*.ts'], ignores: specs, rules: rule([testingOnlyInSpecs, ...sqliteOnlyInStorage, ...redisDrivers]) },
+    {
+      files: ['libs/*/*/src/**/*.ts', 'apps/*/src/**/*.ts'],
+      ignores: specs,
+      rules: rule([testingOnlyInSpecs, ...sqliteOnlyInStorage, ...redisDrivers]),
+    },
     { files: ['libs/memory/store/src/**/*.ts'], ignores: specs, rules: rule([testingOnlyInSpecs, ...sqliteOpenedInDatabaseTs, ...redisDrivers]) },
     { files: ['libs/memory/store/src/database/database.ts'], rules: rule([testingOnlyInSpecs, sqliteOnlyInStorage[1], ...redisDrivers]) },
     { files: redisHomes, rules: rule([testingOnlyInSpecs, ...sqliteOnlyInStorage]) },
@@ -65,7 +73,12 @@ export default tseslint.config(
           enforceBuildableLibDependency: false,
           banTransitiveDependencies: false,
           // Benchmarks start the stack with the tests' harness; benches and tests build inputs with the libs' testing helpers.
-          allow: ['../tests/support/*', '^(\\.\\./)+libs/[a-z-]+/[a-z-]+/src/testing/[a-z0-9-]+\\.js$'],
+          // An app's medium specs run their services against the real memory service in process (memoryInProcess).
+          allow: [
+            '../tests/support/*',
+            '^(\\.\\./)+libs/[a-z-]+/[a-z-]+/src/testing/[a-z0-9-]+\\.js$',
+            '^(\\.\\./)+tests/support/memory-in-process\\.js$',
+          ],
           depConstraints: [
             // Apps never import apps; tests and benches reach the apps as processes, never through their source.
             { sourceTag: 'type:app', notDependOnLibsWithTags: ['type:app'] },

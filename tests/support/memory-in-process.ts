@@ -42,11 +42,14 @@ export interface MemoryInProcess {
  * the RPC controller calls, request and answer pass through JSON as on the wire, and a failure
  * arrives as the MemoryError the client would raise. Specs of the services that call memory (the
  * worker's handlers, the gateway's tools) run against this instead of a double of their own, so
- * they cannot certify behaviour the memory service does not have.
+ * they cannot certify behaviour the memory service does not have. Once the service is closed, every
+ * call is MemoryError('unavailable'), as from a memory process that was stopped.
  */
 export function memoryInProcess(service: () => MemoryService): MemoryInProcess {
   return {
     async call<P extends Pattern>(pattern: P, request: MemoryContract[P][0]): Promise<MemoryContract[P][1]> {
+      // A closed service is a stopped process: its port refuses the connection.
+      if (service().closed) throw new MemoryError('unavailable', `memory service ${pattern}: connect ECONNREFUSED (the service is stopped)`);
       const handler = HANDLERS[pattern] as (service: MemoryService, request: MemoryContract[P][0]) => Promise<MemoryContract[P][1]>;
       try {
         return overTheWire(await handler(service(), overTheWire(request)));
@@ -54,6 +57,23 @@ export function memoryInProcess(service: () => MemoryService): MemoryInProcess {
         if (error instanceof MemoryError) throw new MemoryError(error.code, error.message);
         throw new MemoryError('internal', `memory service ${pattern}: ${error instanceof Error ? error.message : String(error)}`);
       }
+    },
+  };
+}
+
+export interface MemoryCall {
+  readonly pattern: string;
+  readonly request: Record<string, unknown>;
+}
+
+/** The memory it is given, answering as it does, with each call that reached it noted. */
+export function observed<M extends MemoryInProcess>(memory: M): MemoryInProcess & { readonly calls: MemoryCall[] } {
+  const calls: MemoryCall[] = [];
+  return {
+    calls,
+    call: (pattern, request) => {
+      calls.push({ pattern, request: request as Record<string, unknown> });
+      return memory.call(pattern, request);
     },
   };
 }

@@ -303,6 +303,11 @@ export class MemoryService {
     return this.deps.queries.activeCount(validPool(pool));
   }
 
+  /** Once close() is called: the service answers nothing more. */
+  get closed(): boolean {
+    return this.closing !== null;
+  }
+
   /** Writes pending references, waits for queued writes, closes the log and database, releases the data dir. */
   close(): Promise<void> {
     this.closing ??= (async () => {

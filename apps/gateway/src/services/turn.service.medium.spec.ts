@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { MemoryError, MemoryPattern } from '@engram/contracts';
+import { MemoryPattern } from '@engram/contracts';
 import {
   AnthropicMessagesAdapter,
   ApiKeys,
@@ -12,11 +12,12 @@ import {
   type ChatRequest,
   type ClientSink,
   type ExtractionPort,
-  type MemoryPort,
   type UpstreamReply,
 } from '@engram/gateway-engine';
 import type { ExtractExchangeData } from '@engram/jobs';
-import { memoryEntry, recordingLogger } from '@engram/testing';
+import { recordingLogger } from '@engram/testing';
+import { memoryServicePerTest } from '../../../../libs/memory/store/src/testing/memory-service-per-test.js';
+import { memoryInProcess, observed } from '../../../../tests/support/memory-in-process.js';
 import type { ClientCall } from '../http/client-call.js';
 import type { ErrorKind, MetricsRepository } from '../repositories/metrics.repository.js';
 import type { UpstreamRepository } from '../repositories/upstream.repository.js';
@@ -26,23 +27,10 @@ import { MemoryInjection } from './memory-injection.js';
 import type { Surface } from './surface-request.js';
 import { TurnService } from './turn.service.js';
 
-const tier1Of = (pool: string): string => `<engram-memory>\n- uses fish (${pool})\n</engram-memory>`;
-
-/** The memory service behind the RPC client: a Tier 1 per pool, one entry to find, or down. */
-class ScriptedMemory implements MemoryPort {
-  up = true;
-  readonly calls: { pattern: string; request: Record<string, unknown> }[] = [];
-
-  call: MemoryPort['call'] = async (pattern, request) => {
-    this.calls.push({ pattern, request: request as Record<string, unknown> });
-    if (!this.up) throw new MemoryError('unavailable', 'memory service unreachable');
-    const { pool } = request as { pool: string };
-    if (pattern === MemoryPattern.Tier1) return { pool, block: tier1Of(pool), ids: ['m1'], seq: 1 } as never;
-    if (pattern === MemoryPattern.Search)
-      return [{ entry: memoryEntry('m2', { pool, content: 'uses fish shell' }), score: 1, effectiveConfidence: 0.9 }] as never;
-    throw new Error(`unexpected ${pattern}`);
-  };
-}
+/** The real memory service; memory down is that service stopped (closed). */
+const under = memoryServicePerTest();
+const live = memoryInProcess(() => under.service);
+const tier1Of = async (pool: string): Promise<string> => (await live.call(MemoryPattern.Tier1, { pool })).block;
 
 type Reply = { readonly status?: number; readonly json: unknown } | { readonly fails: unknown };
 
@@ -117,8 +105,9 @@ function clientCall(body: unknown, headers: Record<string, string> = {}) {
   return { call, answer, json: () => JSON.parse(answer.body) as Record<string, unknown> };
 }
 
-function newTurnService(replies: Reply[], options: { keys?: string } = {}) {
-  const memory = new ScriptedMemory();
+async function newTurnService(replies: Reply[], options: { keys?: string } = {}) {
+  await live.call(MemoryPattern.Store, { pool: 'team', actor: 'user', content: 'uses fish shell', category: 'preference' });
+  const memory = observed(live);
   const { logger, lines } = recordingLogger();
   const gate = new MemoryGate(new GatewayTier1Cache(memory, { ttlMs: 60_000 }), logger, {
     retryAfterMs: 60_000,
@@ -154,7 +143,7 @@ const ask = (text: string, extra: Record<string, unknown> = {}) => ({ model: 'gp
 
 describe('TurnService', () => {
   it("gives the model the pool's Tier 1 and the memory tools after the client's own, and hands its suggestions to extraction", async () => {
-    const { service, chat, upstream, metrics, jobs } = newTurnService([
+    const { service, chat, upstream, metrics, jobs } = await newTurnService([
       { json: completion({ content: 'Hi.<MEMORY_SUGGEST>likes brevity</MEMORY_SUGGEST>' }) },
     ]);
     const { call, answer, json } = clientCall(
@@ -169,17 +158,19 @@ describe('TurnService', () => {
     await service.handle(chat, call, 'team');
 
     const sent = upstream.sentJson(0);
-    expect(sent.messages[0]).toEqual({ role: 'system', content: `Be brief.\n\n${tier1Of('team')}` });
+    const tier1 = await tier1Of('team');
+    expect(tier1).toContain('uses fish shell');
+    expect(sent.messages[0]).toEqual({ role: 'system', content: `Be brief.\n\n${tier1}` });
     expect(sent.tools?.map((tool) => tool.function.name)).toEqual(['mine', ...MEMORY_TOOLS.map((tool) => tool.name)]);
     expect(answer.status).toBe(200);
     expect(json()).toMatchObject({ choices: [{ message: { content: 'Hi.' } }] });
     expect(jobs).toEqual([expect.objectContaining({ pool: 'team', suggestions: ['likes brevity'], requestId: 'req-1' })]);
-    expect(metrics.tier1Chars).toBe(tier1Of('team').length);
+    expect(metrics.tier1Chars).toBe(tier1.length);
     expect(metrics.requests).toEqual([['chat.completions', 200]]);
   });
 
   it("runs the model's memory calls in the gateway and answers with the final text only", async () => {
-    const { service, chat, upstream, memory, metrics } = newTurnService([
+    const { service, chat, upstream, memory, metrics } = await newTurnService([
       {
         json: completion(
           { tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'memory_search', arguments: '{"query":"shell"}' } }] },
@@ -201,8 +192,8 @@ describe('TurnService', () => {
   });
 
   it('fails open: with memory down the request goes upstream byte for byte as the client sent it', async () => {
-    const { service, chat, upstream, memory, metrics } = newTurnService([{ json: completion({ content: 'Hi.' }) }]);
-    memory.up = false;
+    const { service, chat, upstream, metrics } = await newTurnService([{ json: completion({ content: 'Hi.' }) }]);
+    await under.service.close();
     const raw = '{"model":"gpt-x",  "messages":[{"role":"user","content":"hi"}]}';
     const { call, answer } = clientCall(raw);
     await service.handle(chat, call, undefined);
@@ -213,7 +204,7 @@ describe('TurnService', () => {
   });
 
   it('leaves memory out when the client says x-engram-memory: off, without asking memory', async () => {
-    const { service, chat, upstream, memory } = newTurnService([{ json: completion({ content: 'Hi.' }) }]);
+    const { service, chat, upstream, memory } = await newTurnService([{ json: completion({ content: 'Hi.' }) }]);
     const { call, answer } = clientCall(ask('hi'), { 'x-engram-memory': 'off' });
     await service.handle(chat, call, undefined);
 
@@ -223,7 +214,7 @@ describe('TurnService', () => {
   });
 
   it("refuses a missing key with a 401 and a body it cannot use with a 400, in the surface's own error shape", async () => {
-    const keyed = newTurnService([], { keys: 'secret=team' });
+    const keyed = await newTurnService([], { keys: 'secret=team' });
     const anonymous = clientCall(ask('hi'));
     await keyed.service.handle(keyed.messages, anonymous.call, undefined);
     expect(anonymous.answer.status).toBe(401);
@@ -245,7 +236,7 @@ describe('TurnService', () => {
 
   it("relays the upstream's own refusal as it is, and answers an unreachable upstream with a 502", async () => {
     const refusal = { error: { message: 'Rate limit reached', type: 'requests', code: 'rate_limit_exceeded' } };
-    const { service, chat } = newTurnService([{ status: 429, json: refusal }]);
+    const { service, chat } = await newTurnService([{ status: 429, json: refusal }]);
     const limited = clientCall(ask('hi'));
     await service.handle(chat, limited.call, undefined);
     expect(limited.answer.status).toBe(429);
@@ -258,7 +249,7 @@ describe('TurnService', () => {
   });
 
   it("answers a bug of Engram's own with a 500 that is not dressed up as the upstream's, and logs it", async () => {
-    const { service, messages, metrics, lines } = newTurnService([{ fails: new TypeError('cannot read properties of undefined') }]);
+    const { service, messages, metrics, lines } = await newTurnService([{ fails: new TypeError('cannot read properties of undefined') }]);
     const { call, answer, json } = clientCall({ model: 'claude-x', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] });
     await service.handle(messages, call, undefined);
 
