@@ -23,6 +23,8 @@ async function bootstrap(): Promise<void> {
     tier1MaxChars: config.tier1MaxChars,
     logger,
     encryptionKey: config.encryptionKey,
+    // ENGRAM_EVENT_STORE=postgres://…: one replica of several on a shared table; unset: the data dir's file log.
+    eventStore: config.eventStore,
     // After a failed fsync nothing can be assumed about the log file: exit, and the restart
     // (compose, npm start) recovers by cutting any torn tail.
     onFatal: () => process.exit(1),

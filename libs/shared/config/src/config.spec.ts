@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { describe, expect, it } from '@jest/globals';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig, redactedUrl } from './config.js';
 import { EncryptionKey } from './encryption-key.js';
 
 describe('loadConfig: embeddings', () => {
@@ -125,5 +125,40 @@ describe('loadConfig: the memory replicas the gateway and worker call', () => {
       new ConfigError('invalid configuration: MEMORY_HOSTS names 2 memory replicas: set ENGRAM_INTERNAL_TOKEN, the same in every process'),
     );
     expect(loadConfig({ MEMORY_HOSTS: 'memory-1:4001' }).memory.replicas).toEqual([{ host: 'memory-1', port: 4001 }]);
+  });
+});
+
+describe('loadConfig: event store', () => {
+  it('is the data dir file log when unset', () => {
+    expect(loadConfig({}).eventStore).toBeNull();
+  });
+
+  it('reads a postgres:// URL from the variable or from a file (a compose secret)', () => {
+    const url = 'postgres://engram:s3cret@db:5432/engram';
+    expect(loadConfig({ ENGRAM_EVENT_STORE: url }).eventStore).toEqual({ kind: 'postgres', url });
+    const dir = mkdtempSync(join(tmpdir(), 'engram-store-'));
+    try {
+      writeFileSync(join(dir, 'url'), `${url}\n`);
+      expect(loadConfig({ ENGRAM_EVENT_STORE_FILE: join(dir, 'url') }).eventStore).toEqual({ kind: 'postgres', url });
+      expect(() => loadConfig({ ENGRAM_EVENT_STORE_FILE: join(dir, 'missing') })).toThrow(
+        new ConfigError(`invalid configuration: ENGRAM_EVENT_STORE_FILE: cannot read ${join(dir, 'missing')} (ENOENT)`),
+      );
+      expect(() => loadConfig({ ENGRAM_EVENT_STORE: url, ENGRAM_EVENT_STORE_FILE: join(dir, 'url') })).toThrow(/both set/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses what is not a postgres URL without echoing a password', () => {
+    expect(() => loadConfig({ ENGRAM_EVENT_STORE: 'mysql://u:hunter2@db/engram' })).toThrow(/mysql:\/\/ is not supported/);
+    let message = '';
+    try {
+      loadConfig({ ENGRAM_EVENT_STORE: 'hunter2 not a url' });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toMatch(/ENGRAM_EVENT_STORE: not a URL/);
+    expect(message).not.toContain('hunter2');
+    expect(redactedUrl('postgres://engram:hunter2@db:5432/engram')).toBe('postgres://engram:***@db:5432/engram');
   });
 });

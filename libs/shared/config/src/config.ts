@@ -63,6 +63,8 @@ const EnvSchema = z.object({
   WORKER_HEALTH_PORT: port.default(4003),
   ENGRAM_ENCRYPTION_KEY: z.string().optional(),
   ENGRAM_ENCRYPTION_KEY_FILE: z.string().optional(),
+  ENGRAM_EVENT_STORE: z.string().optional(),
+  ENGRAM_EVENT_STORE_FILE: z.string().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -114,6 +116,19 @@ export interface EngramConfig {
    * data dir's databases are SQLCipher files. Null (the default): everything is written in the clear.
    */
   readonly encryptionKey: EncryptionKey | null;
+  /**
+   * Where the events are kept (ENGRAM_EVENT_STORE, or the file ENGRAM_EVENT_STORE_FILE names): null (the
+   * default) is the data dir's file log; a `postgres://` URL is a PostgreSQL table shared by every
+   * memory replica pointed at it, each keeping its read model in its own data dir.
+   */
+  readonly eventStore: EventStoreConfig | null;
+}
+
+/** ENGRAM_EVENT_STORE=postgres://…: the source of truth is a PostgreSQL table. */
+export interface EventStoreConfig {
+  readonly kind: 'postgres';
+  /** The connection URL, password included: never logged (see redactedUrl). */
+  readonly url: string;
 }
 
 export interface MemoryAddress {
@@ -181,6 +196,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): E
       `invalid configuration: MEMORY_HOSTS names ${replicas.length} memory replicas: set ENGRAM_INTERNAL_TOKEN, the same in every process`,
     );
   }
+  const eventStore = eventStoreOf(e);
   return {
     dataDir: e.ENGRAM_DATA_DIR,
     redisUrl: e.REDIS_URL,
@@ -210,6 +226,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): E
     worker: { queues: e.WORKER_QUEUES, decayEveryMs: e.DECAY_EVERY_MS, healthPort: e.WORKER_HEALTH_PORT },
     embeddings: embeddingsConfig(e),
     encryptionKey,
+    eventStore,
   };
 }
 
@@ -218,6 +235,48 @@ function memoryAddressOf(entry: string): MemoryAddress {
   const port = Number(entry.slice(colon + 1));
   if (port < 1 || port > 65_535) throw new ConfigError(`invalid configuration: MEMORY_HOSTS: ${entry}: the port must be 1-65535`);
   return { host: entry.slice(0, colon).replace(/^\[(.*)\]$/, '$1'), port };
+}
+
+/** The event store's URL from the variable or from the file it is in (a compose secret: it holds the password). */
+function eventStoreOf(e: Env): EventStoreConfig | null {
+  if (e.ENGRAM_EVENT_STORE !== undefined && e.ENGRAM_EVENT_STORE_FILE !== undefined) {
+    throw new ConfigError('invalid configuration: ENGRAM_EVENT_STORE and ENGRAM_EVENT_STORE_FILE are both set; set one');
+  }
+  let url = e.ENGRAM_EVENT_STORE;
+  let name = 'ENGRAM_EVENT_STORE';
+  if (e.ENGRAM_EVENT_STORE_FILE !== undefined) {
+    name = 'ENGRAM_EVENT_STORE_FILE';
+    try {
+      url = readFileSync(e.ENGRAM_EVENT_STORE_FILE, 'utf8').trim();
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? String(error);
+      throw new ConfigError(`invalid configuration: ENGRAM_EVENT_STORE_FILE: cannot read ${e.ENGRAM_EVENT_STORE_FILE} (${code})`);
+    }
+  }
+  if (url === undefined || url === '') return null;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new ConfigError(`invalid configuration: ${name}: not a URL (expected postgres://user:password@host:5432/database)`);
+  }
+  if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
+    throw new ConfigError(
+      `invalid configuration: ${name}: ${parsed.protocol}// is not supported (expected postgres://user:password@host:5432/database)`,
+    );
+  }
+  return { kind: 'postgres', url };
+}
+
+/** The URL without its password, for logs and messages. */
+export function redactedUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== '') parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '(unparseable URL)';
+  }
 }
 
 /** The key from the variable or from the file it is in (a compose secret, a key file outside the data volume). */

@@ -7,3 +7,4 @@ export * from './small-disk.js';
 export * from './clustered-vectors.js';
 export * from './sentence-encoder/index.js';
 export * from './tree-digest.js';
+export * from './test-postgres.js';

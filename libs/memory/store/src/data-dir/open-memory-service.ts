@@ -20,6 +20,7 @@ import { VectorService } from '../vectors/vector-service.js';
 import { VectorStore } from '../vectors/vector-store.js';
 import { WalCheckpointer } from '../database/wal-checkpointer.js';
 import { isOutOfSpace } from './out-of-space.js';
+import { PostgresEventStore } from '../event-log/postgres/postgres-event-store.js';
 
 export interface MemoryServiceOptions {
   readonly dataDir: string;
@@ -35,6 +36,11 @@ export interface MemoryServiceOptions {
   readonly diskFullRetryMs?: number;
   /** The log refused further writes after a failed write or fsync; the service cannot go on. */
   readonly onFatal?: (error: Error) => void;
+  /**
+   * ENGRAM_EVENT_STORE: the events in a PostgreSQL table shared with other replicas, copied into this
+   * data dir's events/ (its read model's log). Absent or null: the data dir's file log, the source of truth.
+   */
+  readonly eventStore?: { readonly url: string; readonly pollMs?: number; readonly readYourWritesMs?: number } | null;
   /** Hybrid search: entries' vectors in vectors.db, the query embedded at search time. Absent: lexical only. */
   readonly embeddings?: {
     readonly embedder: Embedder;
@@ -76,19 +82,34 @@ export async function openMemoryService(options: MemoryServiceOptions): Promise<
   const lock = DataDirLock.acquire(dataDir.lockPath);
   let db: Database.Database | undefined;
   let projection: Projection | undefined;
+  let closeOnFailure: PostgresEventStore | null = null;
   try {
     // Again under the lock: `engram encrypt` may have finished in between.
     assertKeyFitsDataDir(dataDir.root, key);
     markEncryptedIfNew(dataDir.root, key);
     let onCompacted: (compaction: LogCompaction) => void = () => undefined;
-    const log = await EventLog.open({
-      dir: dataDir.eventsDir,
-      logger: options.logger,
-      codec: eventCodecOf(dataDir.root, key),
-      ...(options.autoCompact === null ? {} : { autoCompact: options.autoCompact ?? AUTO_COMPACT }),
-      onCompacted: (compaction) => onCompacted(compaction),
-      ...(options.onFatal ? { onFatal: options.onFatal } : {}),
-    });
+    const codec = eventCodecOf(dataDir.root, key);
+    const shared = options.eventStore
+      ? await PostgresEventStore.open({
+          url: options.eventStore.url,
+          mirrorDir: dataDir.eventsDir,
+          logger: options.logger,
+          codec,
+          ...(options.eventStore.pollMs ? { pollMs: options.eventStore.pollMs } : {}),
+          ...(options.onFatal ? { onFatal: options.onFatal } : {}),
+        })
+      : null;
+    closeOnFailure = shared;
+    const log =
+      shared ??
+      (await EventLog.open({
+        dir: dataDir.eventsDir,
+        logger: options.logger,
+        codec,
+        ...(options.autoCompact === null ? {} : { autoCompact: options.autoCompact ?? AUTO_COMPACT }),
+        onCompacted: (compaction) => onCompacted(compaction),
+        ...(options.onFatal ? { onFatal: options.onFatal } : {}),
+      }));
     db = openDatabaseOrMoveAside(dataDir.databasePath, key, options.logger).db;
     projection = new Projection(db);
     if (summedAcross(log, projection.lastSeq)) {
@@ -104,6 +125,7 @@ export async function openMemoryService(options: MemoryServiceOptions): Promise<
     const flatFiles = new FlatFiles(dataDir, (pool) => queries.activeEntries(pool), key);
     // A full disk stops writes instead of the start: a service that exits on it is restarted onto the same full disk.
     let startedFull: Error | undefined;
+    const filledFromEmpty = projection.lastSeq === 0;
     try {
       catchUp(projection, log, options.logger);
       for (const pool of queries.pools()) await flatFiles.refresh(pool);
@@ -117,6 +139,10 @@ export async function openMemoryService(options: MemoryServiceOptions): Promise<
       (error) => options.logger.warn({ err: error }, 'a WAL checkpoint failed; the next one retries'),
       keyPragmas(key),
     );
+    if (shared && filledFromEmpty) {
+      // A new replica: the jobs of the history were handed to Redis by the replicas before it.
+      projection.outboxCursor.markDispatched(Math.min(await shared.dispatchedSeq(), projection.lastSeq));
+    }
     const hybrid = options.embeddings ? openHybridSearch(db, queries, dataDir, key, options.embeddings, options.logger) : undefined;
     const commits = new CommitFeed(options.logger);
     if (hybrid) commits.subscribe((events) => hybrid.store.noteEvents(events));
@@ -140,8 +166,11 @@ export async function openMemoryService(options: MemoryServiceOptions): Promise<
       tier1MaxChars: options.tier1MaxChars,
       ...(options.onFatal ? { onFatal: options.onFatal } : {}),
       ...(hybrid ? { hybrid: hybrid.search, vectors: new VectorService(hybrid.store) } : {}),
+      ...(shared ? { replica: shared } : {}),
+      ...(options.eventStore?.readYourWritesMs ? { readYourWritesMs: options.eventStore.readYourWritesMs } : {}),
     });
   } catch (error) {
+    await closeOnFailure?.close().catch(() => undefined);
     if (projection) projection.close();
     else db?.close();
     lock.release();

@@ -3,6 +3,7 @@ import type { CommitFeed } from './commit-feed.js';
 import type { DataDirLock } from '../data-dir/data-dir-lock.js';
 import type { EventIndex } from '../projection/event-index.js';
 import type { EventStore } from '../event-log/event-store.js';
+import type { ReplicaStore } from '../event-log/replica-store.js';
 import type { FlatFiles } from '../flat-files/flat-files.js';
 import type { HybridSearch } from '../vectors/hybrid-search.js';
 import type { MemoryQueries } from '../projection/memory-queries.js';
@@ -63,4 +64,8 @@ export interface MemoryServiceDeps {
   /** Set when an embeddings endpoint is configured: searches with words fuse meaning with words. */
   readonly hybrid?: Pick<HybridSearch, 'search'>;
   readonly vectors?: VectorService;
+  /** Set when the event store is shared with other memory replicas (ENGRAM_EVENT_STORE=postgres://…). */
+  readonly replica?: ReplicaStore;
+  /** How long a read waits for this replica to apply writes acknowledged elsewhere (default 2 s). */
+  readonly readYourWritesMs?: number;
 }

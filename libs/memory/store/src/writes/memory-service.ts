@@ -60,6 +60,7 @@ import { isOutOfSpace, messageOf } from '../data-dir/out-of-space.js';
 import { validPool } from './validation.js';
 import type { VectorService } from '../vectors/vector-service.js';
 import { WritePipeline } from './write-pipeline.js';
+import { decidingAgain } from './deciding-again.js';
 import { decided, mergesOf, storeFieldsOf, updateFieldsOf, writeContextOf } from './write-requests.js';
 
 export type { MemoryServiceDeps } from './memory-service-deps.js';
@@ -104,11 +105,16 @@ export class MemoryService {
     this.references = searchReferences({ ...deps, pipeline: this.pipeline });
     this.reads = new MemoryReads({ ...deps, recordHits: (...hits) => this.references.add(...hits) });
     this.tier1Blocks = new Tier1Blocks({ queries: deps.queries, clock: deps.clock, maxChars: deps.tier1MaxChars });
+    deps.replica?.follow((events) => this.applyForeign(events));
   }
 
   // ---- writes: parse the request, decide in the domain, write through the pipeline ----
 
   async store(raw: StoreRequest): Promise<StoreResponse> {
+    return decidingAgain(() => this.storeOnce(raw));
+  }
+
+  private async storeOnce(raw: StoreRequest): Promise<StoreResponse> {
     const request = parseMemoryRequest(MemoryPattern.Store, raw);
     const context = this.writeContext(request);
     const fields = storeFieldsOf(request, context);
@@ -177,6 +183,10 @@ export class MemoryService {
    * text the entry had), and forbids it while it is in flight too.
    */
   async purge(raw: IdRequest): Promise<{ readonly id: string; readonly purged: true }> {
+    return decidingAgain(() => this.purgeOnce(raw));
+  }
+
+  private async purgeOnce(raw: IdRequest): Promise<{ readonly id: string; readonly purged: true }> {
     const request = parseMemoryRequest(MemoryPattern.Purge, raw);
     const context = this.writeContext(request);
     const id = request.id;
@@ -208,6 +218,10 @@ export class MemoryService {
   }
 
   async refresh(raw: RefreshRequest): Promise<MemoryEntry[]> {
+    return decidingAgain(() => this.refreshOnce(raw));
+  }
+
+  private async refreshOnce(raw: RefreshRequest): Promise<MemoryEntry[]> {
     const request = parseMemoryRequest(MemoryPattern.Refresh, raw);
     const context = this.writeContext(request);
     const decision = decided(() => decideRefresh({ context, ids: request.ids }, (id) => this.pipeline.current(id)));
@@ -216,6 +230,10 @@ export class MemoryService {
   }
 
   async consolidate(raw: ConsolidateRequest): Promise<ConsolidateResponse> {
+    return decidingAgain(() => this.consolidateOnce(raw));
+  }
+
+  private async consolidateOnce(raw: ConsolidateRequest): Promise<ConsolidateResponse> {
     const request = parseMemoryRequest(MemoryPattern.Consolidate, raw);
     const context = this.writeContext(request);
     const merges = mergesOf(request, () => this.pipeline.freshId());
@@ -231,6 +249,10 @@ export class MemoryService {
    * just before the sweep still counts as a use.
    */
   async decaySweep(raw: DecaySweepRequest): Promise<DecaySweepResponse> {
+    return decidingAgain(() => this.decaySweepOnce(raw));
+  }
+
+  private async decaySweepOnce(raw: DecaySweepRequest): Promise<DecaySweepResponse> {
     const request = parseMemoryRequest(MemoryPattern.DecaySweep, raw);
     const context = this.writeContext(request);
     const asOf = new Date(request.asOf ?? context.at);
@@ -247,22 +269,27 @@ export class MemoryService {
   // ---- reads (see MemoryReads, Tier1Blocks) ----
 
   async get(request: GetRequest): Promise<MemoryEntry> {
+    await this.readYourWrites();
     return this.reads.get(parseMemoryRequest(MemoryPattern.Get, request));
   }
 
   async list(request: ListRequest): Promise<MemoryEntry[]> {
+    await this.readYourWrites();
     return this.reads.list(parseMemoryRequest(MemoryPattern.List, request));
   }
 
   async page(request: PageRequest): Promise<PageResponse> {
+    await this.readYourWrites();
     return this.reads.page(parseMemoryRequest(MemoryPattern.Page, request));
   }
 
   async search(request: SearchRequest): Promise<SearchHit[]> {
+    await this.readYourWrites();
     return this.reads.search(parseMemoryRequest(MemoryPattern.Search, request));
   }
 
   async tier1(request: PoolRequest): Promise<Tier1Response> {
+    await this.readYourWrites();
     return this.tier1Blocks.block(parseMemoryRequest(MemoryPattern.Tier1, request).pool);
   }
 
@@ -271,6 +298,7 @@ export class MemoryService {
   }
 
   async stats(_request: Record<string, never> = {}): Promise<StatsResponse> {
+    await this.readYourWrites();
     return this.reads.stats();
   }
 
@@ -279,6 +307,7 @@ export class MemoryService {
   }
 
   async events(request: EventsRequest): Promise<EventsPage> {
+    await this.readYourWrites();
     return this.reads.events(parseMemoryRequest(MemoryPattern.Events, request));
   }
 
@@ -297,6 +326,8 @@ export class MemoryService {
 
   markDispatched(seq: number): void {
     this.deps.outboxCursor.markDispatched(seq);
+    // Shared with the other replicas, so a new one does not hand the jobs of the whole history to Redis again.
+    this.deps.replica?.noteDispatched(seq).catch(() => undefined);
   }
 
   activeCount(pool: string): number {
@@ -323,6 +354,26 @@ export class MemoryService {
   }
 
   // ---- internals ----
+
+  /**
+   * With other replicas on the same event store: waits (bounded) until this replica has applied
+   * every write acknowledged anywhere before this read; the event store not answering, or a replica
+   * too far behind, reads what it has (memory fails open).
+   */
+  private async readYourWrites(): Promise<void> {
+    if (!this.deps.replica) return;
+    await this.deps.replica.caughtUp(this.deps.readYourWritesMs ?? 2_000);
+  }
+
+  /** Events another replica committed: applied as this replica's own, and a purge among them scrubs the database. */
+  private applyForeign(events: readonly MemoryEvent[]): void {
+    try {
+      this.pipeline.applyForeign(events);
+      if (events.some((event) => event.type === 'memory.purged')) this.deps.projection.scrub();
+    } catch (error) {
+      this.deps.logger.error({ err: error }, "applying another replica's events failed");
+    }
+  }
 
   /**
    * After the disk was full: the database takes the durable events it missed, the flat files are
@@ -374,11 +425,13 @@ export class MemoryService {
     request: Parameters<typeof writeContextOf>[0] & { readonly id: string },
     decide: (context: WriteContext, id: string, entry: MemoryEntry | undefined) => readonly NewEvent[],
   ): Promise<MemoryEntry> {
-    const context = this.writeContext(request);
-    const id = request.id;
-    const events = decided(() => decide(context, id, this.pipeline.current(id)));
-    if (events.length > 0) await this.pipeline.write(events);
-    return this.settled(id);
+    return decidingAgain(async () => {
+      const context = this.writeContext(request);
+      const id = request.id;
+      const events = decided(() => decide(context, id, this.pipeline.current(id)));
+      if (events.length > 0) await this.pipeline.write(events);
+      return this.settled(id);
+    });
   }
 
   /** The acknowledged entry once no write of it is in flight (a retried store waits for the first). */

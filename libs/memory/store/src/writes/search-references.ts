@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { decideRecordReferences } from '@engram/domain';
+import { decidingAgain } from './deciding-again.js';
 import { newEventId } from './ids.js';
 import type { MemoryQueries } from '../projection/memory-queries.js';
 import { ReferenceBatcher } from './reference-batcher.js';
@@ -18,13 +19,17 @@ export interface SearchReferencesDeps {
  * through the pipeline like any other write.
  */
 export function searchReferences(deps: SearchReferencesDeps): ReferenceBatcher {
-  return new ReferenceBatcher(async (groups) => {
-    const at = deps.clock().toISOString();
-    const events = groups.flatMap((group) => {
-      // The search read these from the pool a moment ago; only a purge since can have removed one.
-      const inPool = new Set(deps.queries.idsOfPool(group.pool, group.ids));
-      return decideRecordReferences({ context: { ...group, at, newEventId }, ids: group.ids }, inPool);
-    });
-    if (events.length > 0) await deps.pipeline.write(events);
-  }, deps.logger);
+  return new ReferenceBatcher(
+    (groups) =>
+      decidingAgain(async () => {
+        const at = deps.clock().toISOString();
+        const events = groups.flatMap((group) => {
+          // The search read these from the pool a moment ago; only a purge since can have removed one.
+          const inPool = new Set(deps.queries.idsOfPool(group.pool, group.ids));
+          return decideRecordReferences({ context: { ...group, at, newEventId }, ids: group.ids }, inPool);
+        });
+        if (events.length > 0) await deps.pipeline.write(events);
+      }),
+    deps.logger,
+  );
 }

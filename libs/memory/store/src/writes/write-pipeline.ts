@@ -11,6 +11,8 @@ import type { Projection } from '../projection/projection.js';
 import type { WalCheckpointer } from '../database/wal-checkpointer.js';
 import type { DiskFull } from '../data-dir/disk-full.js';
 import { AppendRolledBack, isOutOfSpace, messageOf } from '../data-dir/out-of-space.js';
+import { VersionConflict } from '../event-log/postgres/version-conflict.js';
+import type { ReplicaStore } from '../event-log/replica-store.js';
 
 export interface WritePipelineDeps {
   readonly log: Pick<EventStore, 'append'>;
@@ -23,9 +25,11 @@ export interface WritePipelineDeps {
   readonly newId: () => string;
   /** Where a write that failed for want of space stops the writes, until the disk has room again. */
   readonly diskFull: Pick<DiskFull, 'enter' | 'refusal'>;
-  readonly logger: Pick<Logger, 'fatal'>;
+  readonly logger: Pick<Logger, 'fatal' | 'warn'>;
   /** Applying a durable batch failed: the database is behind the log and this process must restart. */
   readonly onFatal?: (error: Error) => void;
+  /** One of several replicas on a shared event store: a write decided before other replicas' events for its pool were applied is stale. */
+  readonly replica?: Pick<ReplicaStore, 'foreignEpoch' | 'changedSince'>;
 }
 
 interface Write {
@@ -33,6 +37,8 @@ interface Write {
   /** The ids tracked in flight for it. */
   readonly ids: readonly string[];
   readonly changes: EntryChanges;
+  /** The replica's foreign epoch when the write was decided (see ReplicaStore.changedSince). */
+  readonly epoch: number;
   readonly resolve: (changes: EntryChanges) => void;
   readonly reject: (error: unknown) => void;
 }
@@ -92,7 +98,7 @@ export class WritePipeline {
     if (refusal) return Promise.reject(refusal);
     const { ids, changes } = this.inFlight.track(events, unused);
     return new Promise<EntryChanges>((resolve, reject) => {
-      this.queue.push({ events, ids, changes, resolve, reject });
+      this.queue.push({ events, ids, changes, epoch: this.deps.replica?.foreignEpoch ?? 0, resolve, reject });
       // Started a microtask later, so the writes of this turn of the event loop share the batch.
       this.running ??= Promise.resolve().then(() => this.run());
     });
@@ -120,7 +126,9 @@ export class WritePipeline {
     }
   }
 
-  private async commit(batch: readonly Write[]): Promise<void> {
+  private async commit(queued: readonly Write[]): Promise<void> {
+    const batch = this.withoutStale(queued);
+    if (batch.length === 0) return;
     const untrack = () => this.inFlight.untrack(batch.flatMap((write) => write.ids));
     // Queued behind a batch that found the disk full: refused as the writes after it are.
     const refusal = this.failure ? stopped(this.failure) : this.deps.diskFull.refusal();
@@ -155,6 +163,46 @@ export class WritePipeline {
     for (const write of batch) write.resolve(write.changes);
   }
 
+  /**
+   * Writes decided before events of another replica for their pool were applied are refused with
+   * VersionConflict (the service decides them again); the others go on.
+   */
+  private withoutStale(queued: readonly Write[]): readonly Write[] {
+    const replica = this.deps.replica;
+    if (!replica) return queued;
+    const fresh: Write[] = [];
+    for (const write of queued) {
+      const pools = new Set(write.events.map((event) => event.pool));
+      if (!replica.changedSince(pools, write.epoch)) {
+        fresh.push(write);
+        continue;
+      }
+      this.inFlight.untrack(write.ids);
+      write.reject(new VersionConflict([...pools]));
+    }
+    return fresh;
+  }
+
+  /**
+   * Events another replica committed, copied by the event store: into the database and out to the
+   * commit feed, and the flat files of their pools rendered again (in the background: no writer waits).
+   */
+  applyForeign(events: readonly MemoryEvent[]): void {
+    if (events.length === 0) return;
+    this.apply(events);
+    const pools = new Set(events.filter((event) => event.type !== 'memory.referenced').map((event) => event.pool));
+    for (const pool of pools) {
+      this.deps.flatFiles
+        .refresh(pool)
+        .catch((error: unknown) =>
+          this.deps.logger.warn(
+            { err: error, pool },
+            "rendering a pool's flat files after another replica's write failed; the next write renders them",
+          ),
+        );
+    }
+  }
+
   /** Durable events the database has not applied (a batch whose apply failed for want of space), applied now. */
   applyMissed(events: Iterable<MemoryEvent>): void {
     const missed = [...events];
@@ -162,6 +210,11 @@ export class WritePipeline {
   }
 
   private fail(batch: readonly Write[], error: unknown, outcome: Outcome): void {
+    if (error instanceof VersionConflict) {
+      // Nothing was stored: the service decides each write again.
+      for (const write of batch) write.reject(error);
+      return;
+    }
     if (isOutOfSpace(error)) this.deps.diskFull.enter(error);
     const answer = unfinished(error, outcome);
     for (const write of batch) write.reject(answer);

@@ -1,0 +1,141 @@
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import pg from 'pg';
+import { silentLogger, startPostgres, tempDataDir, type TestDatabase, type TestPostgres } from '@engram/testing';
+import { openMemoryService } from './open-memory-service.js';
+import type { MemoryService } from '../writes/memory-service.js';
+
+/** Two memory processes' services on one PostgreSQL event store, each with its own data dir (ENGRAM_EVENT_STORE). */
+let server: TestPostgres;
+let database: TestDatabase;
+let dir: ReturnType<typeof tempDataDir>;
+const running: MemoryService[] = [];
+
+beforeAll(async () => {
+  server = await startPostgres();
+});
+afterAll(async () => {
+  await server.stop();
+});
+beforeEach(async () => {
+  database = await server.database();
+  dir = tempDataDir();
+});
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((service) => service.close().catch(() => undefined)));
+  await database.drop();
+  dir.remove();
+});
+
+async function replica(name: string): Promise<MemoryService> {
+  const service = await openMemoryService({
+    dataDir: join(dir.path, name),
+    tier1MaxChars: 400,
+    logger: silentLogger(),
+    eventStore: { url: database.url, pollMs: 100 },
+  });
+  running.push(service);
+  return service;
+}
+
+async function close(service: MemoryService): Promise<void> {
+  running.splice(running.indexOf(service), 1);
+  await service.close();
+}
+
+const user = { actor: 'user' as const, pool: 'team' };
+
+describe('memory replicas on one PostgreSQL event store', () => {
+  it('shows a write acknowledged by one replica to a read through the other at once (read-your-writes)', async () => {
+    const a = await replica('a');
+    const b = await replica('b');
+    for (let i = 0; i < 5; i++) {
+      const stored = await a.store({ ...user, content: `the build server number ${i} is called hopper` });
+      expect((await b.get({ pool: 'team', id: stored.id })).content).toBe(stored.content);
+      expect((await b.search({ pool: 'team', query: `build server number ${i}` })).map((hit) => hit.entry.id)).toContain(stored.id);
+    }
+    expect((await b.list({ pool: 'team' })).map((entry) => entry.id)).toEqual((await a.list({ pool: 'team' })).map((entry) => entry.id));
+  });
+
+  it('keeps one entry when two replicas store the same fact at once with dedupe on', async () => {
+    const a = await replica('a');
+    const b = await replica('b');
+    const [first, second] = await Promise.all([
+      a.store({ ...user, content: 'The CI runs on a Raspberry Pi 5.', dedupe: true }),
+      b.store({ ...user, content: 'the ci runs on a raspberry PI 5', dedupe: true }),
+    ]);
+    expect(second.id).toBe(first.id);
+    expect(await a.list({ pool: 'team' })).toHaveLength(1);
+    expect(await b.list({ pool: 'team' })).toHaveLength(1);
+  });
+
+  it('acknowledges every one of many concurrent writes spread over both replicas, each once, and both end equal', async () => {
+    const a = await replica('a');
+    const b = await replica('b');
+    const stored = await Promise.all(
+      Array.from({ length: 120 }, (_, i) =>
+        (i % 2 === 0 ? a : b).store({ ...user, pool: i % 3 === 0 ? 'team' : 'home', content: `fact number ${i}` }),
+      ),
+    );
+    const first = stored[0]!;
+    // Both replicas update the same entry at once: each is decided on the other's result, none is lost or refused.
+    await Promise.all([a.update({ ...user, id: first.id, category: 'project' }), b.update({ ...user, id: first.id, content: 'fact number zero' })]);
+    for (const service of [a, b]) {
+      const ids = [...(await service.list({ pool: 'team', limit: 100 })), ...(await service.list({ pool: 'home', limit: 100 }))].map(
+        (entry) => entry.id,
+      );
+      expect(ids.sort()).toEqual(stored.map((entry) => entry.id).sort());
+      expect(await service.get({ pool: 'team', id: first.id })).toMatchObject({ category: 'project', content: 'fact number zero' });
+    }
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ n: string; last: string }>(
+        "SELECT count(*) AS n, max(seq) AS last FROM events WHERE type = 'memory.stored'",
+      );
+      expect(rows[0]?.n).toBe('120');
+    } finally {
+      await client.end();
+    }
+  });
+
+  it('builds a replica whose database was deleted, or whose data dir is new, from the table at start', async () => {
+    const a = await replica('a');
+    const kept = await a.store({ ...user, content: 'the staging server runs Debian 12' });
+    const b = await replica('b');
+    expect((await b.get({ pool: 'team', id: kept.id })).content).toBe(kept.content);
+    await close(b);
+    for (const suffix of ['', '-wal', '-shm']) rmSync(join(dir.path, 'b', 'engram.db') + suffix, { force: true });
+    const rebuilt = await replica('b');
+    expect((await rebuilt.get({ pool: 'team', id: kept.id })).content).toBe(kept.content);
+  });
+
+  it('purges everywhere: the table and every replica forget the text', async () => {
+    const a = await replica('a');
+    const b = await replica('b');
+    const secret = await a.store({ ...user, content: 'the door code is 4711' });
+    await b.store({ ...user, content: 'the user likes green tea' });
+    expect((await b.get({ pool: 'team', id: secret.id })).content).toContain('4711');
+    await b.purge({ ...user, id: secret.id });
+    await expect(a.get({ pool: 'team', id: secret.id })).rejects.toMatchObject({ code: 'not_found' });
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ n: string }>("SELECT count(*) AS n FROM events WHERE body LIKE '%4711%'");
+      expect(rows[0]?.n).toBe('0');
+    } finally {
+      await client.end();
+    }
+    await close(a);
+    await close(b);
+    for (const name of ['a', 'b']) {
+      const events = join(dir.path, name, 'events');
+      const text = readdirSync(events)
+        .map((file) => readFileSync(join(events, file), 'utf8'))
+        .join('');
+      expect(text).not.toContain('4711');
+      expect(text).toContain('green tea');
+    }
+  });
+});

@@ -1,0 +1,155 @@
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import pg from 'pg';
+import { EVENT_SCHEMA_VERSION, type MemoryEvent, type NewEvent } from '@engram/domain';
+import { eventually, silentLogger, startPostgres, tempDataDir, type TestDatabase, type TestPostgres } from '@engram/testing';
+import { PostgresEventStore, VersionConflict } from './postgres-event-store.js';
+
+let server: TestPostgres;
+let database: TestDatabase;
+let dir: ReturnType<typeof tempDataDir>;
+const open: PostgresEventStore[] = [];
+
+beforeAll(async () => {
+  server = await startPostgres();
+});
+afterAll(async () => {
+  await server.stop();
+});
+beforeEach(async () => {
+  database = await server.database();
+  dir = tempDataDir();
+});
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((store) => store.close().catch(() => undefined)));
+  await database.drop();
+  dir.remove();
+});
+
+/** A replica's store: its own copy of the table in its own folder. */
+async function replica(name: string, pollMs = 50): Promise<PostgresEventStore> {
+  const store = await PostgresEventStore.open({ url: database.url, mirrorDir: join(dir.path, name, 'events'), logger: silentLogger(), pollMs });
+  open.push(store);
+  return store;
+}
+
+async function sql<T extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<T[]> {
+  const client = new pg.Client({ connectionString: database.url });
+  await client.connect();
+  try {
+    return (await client.query<T>(text, values)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+const stored = (id: string, pool = 'p'): NewEvent => ({
+  type: 'memory.stored',
+  id: `ev-${id}`,
+  at: '2026-01-01T00:00:00.000Z',
+  pool,
+  actor: 'user',
+  causationId: null,
+  schemaVersion: EVENT_SCHEMA_VERSION,
+  data: { id, type: 'MEMORY', category: null, content: `content ${id}`, confidence: 1, source: 'user' },
+});
+
+describe('PostgreSQL event store', () => {
+  it('creates its schema on first start and records the migration, once however many replicas start', async () => {
+    await Promise.all([replica('a'), replica('b')]);
+    const migrations = await sql<{ name: string }>('SELECT name FROM engram_migrations');
+    expect(migrations.map((row) => row.name)).toEqual(['1764806400000_events']);
+    expect(await sql('SELECT seq, dispatched FROM event_position')).toEqual([{ seq: '0', dispatched: '0' }]);
+  });
+
+  it('refuses a write decided on a pool version another replica moved on, catches up, and takes it decided again', async () => {
+    const a = await replica('a');
+    const b = await replica('b', 60_000);
+    await a.append([stored('from-a')]);
+    // b decided without seeing a's event: the same version of pool p is taken.
+    const error = await b.append([stored('from-b')]).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(VersionConflict);
+    // Nothing of it stored, and b has caught up.
+    expect(await sql('SELECT id FROM events ORDER BY seq')).toEqual([{ id: 'ev-from-a' }]);
+    expect(b.lastSeq).toBe(1);
+    const [again] = await b.append([stored('from-b')]);
+    expect(again?.seq).toBe(2);
+    expect(await sql('SELECT seq, pool, version, id FROM events ORDER BY seq')).toEqual([
+      { seq: '1', pool: 'p', version: '1', id: 'ev-from-a' },
+      { seq: '2', pool: 'p', version: '2', id: 'ev-from-b' },
+    ]);
+  });
+
+  it('takes writes to different pools from two replicas without conflict: one gap-free order, the same in both copies', async () => {
+    const a = await replica('a');
+    const b = await replica('b');
+    const seen: MemoryEvent[] = [];
+    b.follow((events) => seen.push(...events));
+    a.follow(() => undefined);
+    await Promise.all(
+      Array.from({ length: 30 }, (_, i) => Promise.all([a.append([stored(`a${i}`, 'pool-a')]), b.append([stored(`b${i}`, 'pool-b')])])),
+    );
+    expect(await sql('SELECT max(seq) AS last, count(*) AS n FROM events')).toEqual([{ last: '60', n: '60' }]);
+    await eventually(async () => {
+      expect(await a.caughtUp(1_000)).toBe(true);
+      expect(await b.caughtUp(1_000)).toBe(true);
+    });
+    expect(a.read(0).map((event) => event.id)).toEqual(b.read(0).map((event) => event.id));
+    expect(a.read(0).map((event) => event.seq)).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
+    // What b was handed is exactly what a wrote.
+    expect(seen.map((event) => event.id).sort()).toEqual(Array.from({ length: 30 }, (_, i) => `ev-a${i}`).sort());
+  });
+
+  it('wakes a following replica by NOTIFY well before its poll', async () => {
+    const a = await replica('a');
+    const b = await replica('b', 60_000);
+    const seen: string[] = [];
+    b.follow((events) => seen.push(...events.map((event) => event.id)));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await a.append([stored('x')]);
+    await eventually(() => expect(seen).toEqual(['ev-x']), { timeout: 5_000 });
+  });
+
+  it('builds a new replica from the table, and makes a damaged copy again', async () => {
+    const a = await replica('a');
+    await a.append([stored('one'), stored('two', 'q')]);
+    const fresh = await replica('fresh');
+    expect(fresh.read(0).map((event) => event.id)).toEqual(['ev-one', 'ev-two']);
+    await fresh.close();
+    const segment = readdirSync(join(dir.path, 'fresh', 'events')).find((name) => name.endsWith('.ndjson'))!;
+    writeFileSync(join(dir.path, 'fresh', 'events', segment), '{"not":"an event"}\n{"seq":2}\n');
+    const reopened = await replica('fresh');
+    expect(reopened.read(0).map((event) => event.id)).toEqual(['ev-one', 'ev-two']);
+    expect(readdirSync(join(dir.path, 'fresh')).some((name) => name.startsWith('events.damaged-'))).toBe(true);
+  });
+
+  it('refuses a row changed behind its back (checksum), naming the seq', async () => {
+    const a = await replica('a');
+    await a.append([stored('one'), stored('two')]);
+    await sql(`UPDATE events SET body = replace(body, 'content two', 'content 2') WHERE seq = 2`);
+    await expect(replica('other')).rejects.toThrow(/seq 2: checksum mismatch/);
+    const rows: number[] = [];
+    await expect(
+      (async () => {
+        for await (const event of a.rowsAfter(0)) rows.push(event.seq);
+      })(),
+    ).rejects.toThrow(/seq 2: checksum mismatch/);
+    expect(rows).toEqual([1]);
+  });
+
+  it('refuses to start on a data dir that holds events the table does not (another database)', async () => {
+    const a = await replica('a');
+    await a.append([stored('one')]);
+    await a.close();
+    const other = await server.database();
+    try {
+      await expect(PostgresEventStore.open({ url: other.url, mirrorDir: join(dir.path, 'a', 'events'), logger: silentLogger() })).rejects.toThrow(
+        /does not have .*empty data dir/,
+      );
+    } finally {
+      await other.drop();
+    }
+    expect(existsSync(join(dir.path, 'a', 'events'))).toBe(true);
+  });
+});
