@@ -7,6 +7,7 @@ import Database from 'better-sqlite3-multiple-ciphers';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { openMemoryService } from '@engram/memory-store';
+import { startPostgres } from '@engram/testing';
 
 // The launcher users run: the memory service's commands, and `mcp`, which it hands to the gateway's CLI.
 const cli = fileURLToPath(new URL('../bin/engram.js', import.meta.url));
@@ -18,8 +19,12 @@ beforeEach(() => {
 afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
 
 function engram(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return engramWith({}, ...args);
+}
+
+function engramWith(env: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [cli, ...args], { env: { PATH: process.env['PATH'] ?? '' } }, (error, stdout, stderr) => {
+    execFile(process.execPath, [cli, ...args], { env: { PATH: process.env['PATH'] ?? '', ...env } }, (error, stdout, stderr) => {
       resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
     });
   });
@@ -38,6 +43,33 @@ async function seed(): Promise<{ user: string; fact: string }> {
 }
 
 describe('npx engram', () => {
+  it('log copy moves a home server log into PostgreSQL and back, and replay and verify work on a replica of the table', async () => {
+    const server = await startPostgres();
+    const database = await server.database();
+    try {
+      await seed();
+      const into = await engram('log', 'copy', '--to', database.url, '--data-dir', dataDir);
+      expect(into).toMatchObject({ code: 0, stdout: expect.stringMatching(/^copied 4 events .*verified event by event/) });
+      const replica = join(dataDir, 'replica');
+      const onTable = { ENGRAM_EVENT_STORE: database.url };
+      expect(await engramWith(onTable, 'replay', '--data-dir', replica)).toMatchObject({
+        code: 0,
+        stdout: expect.stringMatching(/^replayed 4 events/),
+      });
+      const verified = await engramWith(onTable, 'verify', '--data-dir', replica);
+      expect(verified.stdout).toContain('ok: event store table checksums valid, 4 rows');
+      expect(verified.code).toBe(0);
+      const back = join(dataDir, 'back');
+      expect(await engramWith(onTable, 'log', 'copy', '--to', 'file', join(back, 'events'))).toMatchObject({ code: 0 });
+      expect(await engram('replay', '--data-dir', back)).toMatchObject({ code: 0 });
+      expect(await engram('verify', '--data-dir', back)).toMatchObject({ code: 0 });
+      expect((await engram('log', 'copy', '--to', 'mysql://db/x')).code).toBe(1);
+    } finally {
+      await database.drop();
+      await server.stop();
+    }
+  });
+
   it('prints help and rejects unknown commands', async () => {
     const help = await engram('--help');
     expect(help.code).toBe(0);

@@ -10,6 +10,7 @@ import { decryptCommand, encryptCommand, rekeyCommand } from './cli/convert.js';
 import { exportCommand } from './cli/export.js';
 import { importFlatCommand } from './cli/import-flat.js';
 import { keygenCommand } from './cli/keygen.js';
+import { logCommand } from './cli/log-copy.js';
 import { replayCommand } from './cli/replay.js';
 import { restoreCommand } from './cli/restore.js';
 import { statsCommand } from './cli/stats.js';
@@ -40,6 +41,7 @@ for (const command of [
   encryptCommand(),
   decryptCommand(),
   rekeyCommand(),
+  logCommand(),
 ]) {
   program.addCommand(command.exitOverride());
 }

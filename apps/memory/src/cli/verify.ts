@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { type EmbeddingsConfig, loadConfig } from '@engram/config';
 import { readModelFolder } from '@engram/embeddings';
-import { verifyDataDir, type VerifyResult } from '@engram/memory-store';
+import { checkEventStoreTable, verifyDataDir, type VerifyResult } from '@engram/memory-store';
 import { cliLogger, defaultDataDir } from './cli-logger.js';
 
 /** `engram verify [--data-dir D]`: exit 0 when consistent, 1 when not. */
@@ -13,6 +13,15 @@ export function verifyCommand(): Command {
       const dataDir = options.dataDir ?? defaultDataDir();
       const config = loadConfig(process.env);
       const embeddingsModel = await configuredModel(config.embeddings);
+      if (config.eventStore) {
+        // A replica: the table is the source of truth; its rows first, then the data dir's copy and database.
+        const table = await checkEventStoreTable(dataDir, config.eventStore.url, cliLogger(), { encryptionKey: config.encryptionKey });
+        if (table.ok) process.stdout.write(`ok: event store table checksums valid, ${table.rows} rows, the data dir's copy is its prefix\n`);
+        else {
+          process.stdout.write(`FAILED: event store table\n${table.problems.map((problem) => `  - ${problem}`).join('\n')}\n`);
+          process.exitCode = 1;
+        }
+      }
       const result = await verifyDataDir(dataDir, cliLogger(), {
         encryptionKey: config.encryptionKey,
         ...(embeddingsModel ? { embeddingsModel } : {}),
