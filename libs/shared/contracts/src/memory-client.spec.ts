@@ -1,5 +1,5 @@
 import { createServer, type Server, type Socket } from 'node:net';
-import { ClientProxyFactory, Transport } from '@nestjs/microservices';
+import { ClientProxyFactory, JsonSocket, Transport } from '@nestjs/microservices';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { MemoryClient } from './memory-client.js';
 import { MemoryError } from './memory-error.js';
@@ -173,6 +173,33 @@ describe('MemoryClient against memory replicas', () => {
     for (let i = 0; i < 8; i++) {
       expect(await client.call(MemoryPattern.Update, { pool: `pool-${i}`, id: 'abcd', content: 'x', actor: 'user' })).toEqual({ id: 'updated' });
     }
+  });
+
+  it('sends a call to another replica when the first gives no connection in time (a lost machine, a name that does not resolve)', async () => {
+    const other = await peer(() => ({ response: { id: 'updated' } }));
+    const silentPort = await deadPort();
+    // A socket whose connection never completes, as to an address nothing answers (a lost machine).
+    class NeverConnects extends JsonSocket {
+      override connect(): this {
+        return this;
+      }
+    }
+    const proxyOn = (port: number, socketClass?: typeof JsonSocket) =>
+      ClientProxyFactory.create({ transport: Transport.TCP, options: { host: '127.0.0.1', port, ...(socketClass ? { socketClass } : {}) } });
+    const client = new MemoryClient(
+      [
+        { address: `127.0.0.1:${silentPort}`, proxy: proxyOn(silentPort, NeverConnects) },
+        { address: `127.0.0.1:${other.port}`, proxy: proxyOn(other.port) },
+      ],
+      { defaultTimeoutMs: 1_000, probeEveryMs: 60_000 },
+    );
+    clients.push(client);
+    const order = new ReplicaSet([{ address: `127.0.0.1:${silentPort}` }, { address: `127.0.0.1:${other.port}` }]);
+    const pool = Array.from({ length: 64 }, (_, i) => `pool-${i}`).find((name) => order.order(name)[0]!.address.endsWith(`:${silentPort}`))!;
+    const started = Date.now();
+    expect(await client.call(MemoryPattern.Update, { pool, id: 'abcd', content: 'x', actor: 'user' })).toEqual({ id: 'updated' });
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect((await client.readiness(300))[0]).toMatchObject({ state: 'down', ping: 'down', error: expect.stringContaining('no connection within') });
   });
 
   it('never sends elsewhere a call the replica answered with an error or did not answer in time', async () => {

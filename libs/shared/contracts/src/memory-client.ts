@@ -31,6 +31,14 @@ export interface MemoryClientOptions {
   readonly onReplicaChange?: (change: { readonly address: string; readonly state: 'up' | 'down'; readonly error?: string }) => void;
 }
 
+/** How long a call waits for a connection to a replica (at most half its deadline) before trying the next. */
+const CONNECT_TIMEOUT_MS = 1_000;
+
+/** No connection was made in time: nothing was sent. */
+class NotConnectedError extends Error {
+  readonly code = 'ETIMEDOUT_CONNECT';
+}
+
 /** A replica marked down is pinged this often until it answers again. */
 const DEFAULT_PROBE_EVERY_MS = 1_000;
 const PROBE_TIMEOUT_MS = 1_000;
@@ -134,6 +142,8 @@ export class MemoryClient {
     timeoutMs: number,
   ): Promise<{ ok: true; value: MemoryContract[P][1] } | { ok: false; failure: CallFailure; error: MemoryError }> {
     try {
+      // Connected first, under a deadline of its own: a call never sent may go to another replica.
+      await this.connect(replica, Math.min(CONNECT_TIMEOUT_MS, timeoutMs / 2));
       const value = await firstValueFrom(replica.proxy.send<MemoryContract[P][1]>(pattern, request).pipe(timeout(timeoutMs)));
       this.answered(replica);
       return { ok: true, value };
@@ -152,6 +162,23 @@ export class MemoryClient {
     }
   }
 
+  /**
+   * A stopped container's name may take long to fail to resolve, and a lost machine's address answers
+   * nothing: without a connection in time the socket is dropped (the next try resolves the name again).
+   */
+  private async connect(replica: MemoryReplica, timeoutMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), timeoutMs)));
+    try {
+      const outcome = await Promise.race([replica.proxy.connect(), late]);
+      if (outcome !== 'late') return;
+    } finally {
+      clearTimeout(timer);
+    }
+    await Promise.resolve(replica.proxy.close()).catch(() => undefined);
+    throw new NotConnectedError(`no connection within ${Math.round(timeoutMs)} ms`);
+  }
+
   private answered(replica: MemoryReplica): void {
     if (this.replicas.answered(replica)) this.options.onReplicaChange?.({ address: replica.address, state: 'up' });
   }
@@ -162,6 +189,7 @@ export class MemoryClient {
 }
 
 function failureOf(error: unknown): CallFailure {
+  if (error instanceof NotConnectedError) return 'not-sent';
   if (error instanceof MemoryError || MemoryError.isBody(error)) return 'answered';
   if (error instanceof TimeoutError) return 'timeout';
   // Neither an answer nor a known transport failure (a frame it could not read, say): not sent elsewhere.
@@ -176,5 +204,5 @@ function toMemoryError(error: unknown, pattern: string, timeoutMs: number, addre
   }
   if (MemoryError.isBody(error)) return new MemoryError(error.code, error.message);
   const message = error instanceof Error ? error.message : JSON.stringify(error);
-  return new MemoryError(transportFailureOf(error) ? 'unavailable' : 'internal', `memory service${at} ${pattern}: ${message}`);
+  return new MemoryError(error instanceof NotConnectedError || transportFailureOf(error) ? 'unavailable' : 'internal', `memory service${at} ${pattern}: ${message}`);
 }
