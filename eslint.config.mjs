@@ -73,11 +73,13 @@ export default tseslint.config(
           enforceBuildableLibDependency: false,
           banTransitiveDependencies: false,
           // Benchmarks start the stack with the tests' harness; benches and tests build inputs with the libs' testing helpers.
-          // An app's medium specs run their services against the real memory service in process (memoryInProcess).
+          // An app's medium specs run their services against the real memory service in process (memoryInProcess),
+          // and against a private Redis (startRedis).
           allow: [
             '../tests/support/*',
             '^(\\.\\./)+libs/[a-z-]+/[a-z-]+/src/testing/[a-z0-9-]+\\.js$',
             '^(\\.\\./)+tests/support/memory-in-process\\.js$',
+            '^(\\.\\./)+tests/support/redis\\.js$',
           ],
           depConstraints: [
             // Apps never import apps; tests and benches reach the apps as processes, never through their source.
