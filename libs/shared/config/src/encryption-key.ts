@@ -4,6 +4,8 @@ import { inspect } from 'node:util';
 const KEY_BYTES = 32;
 const NONCE_BYTES = 12;
 const TAG_BYTES = 16;
+/** Nonces drawn from the CSPRNG at a time: one small randomBytes call costs about what a whole seal does. */
+const NONCE_POOL = 1024;
 
 /** A sealed text failed its authentication: another key, or changed bytes (or moved: its associated data differs). */
 export class UnsealError extends Error {
@@ -20,6 +22,8 @@ export class UnsealError extends Error {
 export class EncryptionKey {
   readonly #bytes: Buffer;
   #sealing: Buffer | undefined;
+  #nonces = Buffer.alloc(0);
+  #nextNonce = 0;
 
   private constructor(bytes: Buffer) {
     this.#bytes = bytes;
@@ -53,11 +57,12 @@ export class EncryptionKey {
    * so it is never the SQLCipher key.
    */
   seal(plaintext: Uint8Array, associatedData: string): Buffer {
-    const nonce = randomBytes(NONCE_BYTES);
+    const nonce = this.freshNonce();
     const cipher = createCipheriv('aes-256-gcm', this.sealingKey(), nonce);
     cipher.setAAD(Buffer.from(associatedData));
-    const body = Buffer.concat([cipher.update(plaintext), cipher.final()]);
-    return Buffer.concat([nonce, body, cipher.getAuthTag()]);
+    const body = cipher.update(plaintext);
+    const rest = cipher.final();
+    return Buffer.concat([nonce, body, rest, cipher.getAuthTag()]);
   }
 
   /** The plaintext of `seal`'s output; throws UnsealError for another key, changed bytes or other associated data. */
@@ -72,6 +77,17 @@ export class EncryptionKey {
     } catch {
       throw new UnsealError('the sealed bytes do not open with this key (another key, or changed or moved bytes)');
     }
+  }
+
+  /** 12 random bytes never handed out before (from a pool the CSPRNG refills). */
+  private freshNonce(): Buffer {
+    if (this.#nextNonce >= this.#nonces.length) {
+      this.#nonces = randomBytes(NONCE_BYTES * NONCE_POOL);
+      this.#nextNonce = 0;
+    }
+    const nonce = this.#nonces.subarray(this.#nextNonce, this.#nextNonce + NONCE_BYTES);
+    this.#nextNonce += NONCE_BYTES;
+    return nonce;
   }
 
   private sealingKey(): Buffer {
