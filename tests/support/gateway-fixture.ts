@@ -25,6 +25,8 @@ export interface GatewayStackOptions {
   readonly memoryEnv?: Readonly<Record<string, string>>;
   /** Start a real memory service (default true). */
   readonly memory?: boolean;
+  /** The memory service's data dir, kept when the stack stops (default: a temp one, removed). */
+  readonly memoryDataDir?: string;
 }
 
 /** Real Redis, real memory service, real gateway, scripted upstream: one per test file. */
@@ -38,7 +40,10 @@ export function startGatewayStack(options: GatewayStackOptions): Promise<Gateway
     const memory =
       options.memory === false
         ? undefined
-        : parts.add(await startMemory({ ...options.memoryEnv, REDIS_URL: redis.url }), (started) => started.stop());
+        : parts.add(
+            await startMemory({ ...options.memoryEnv, REDIS_URL: redis.url }, options.memoryDataDir ? { dataDir: options.memoryDataDir } : {}),
+            (started) => started.stop(),
+          );
     const memoryEnv = memory ? memory.clientEnv : { MEMORY_HOST: '127.0.0.1', MEMORY_PORT: String(await freePort()) };
     const gateway = parts.add(
       await startGateway({
