@@ -73,7 +73,10 @@ export class EncryptionKey {
     decipher.setAAD(Buffer.from(associatedData));
     decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES));
     try {
-      return Buffer.concat([decipher.update(bytes.subarray(NONCE_BYTES, bytes.length - TAG_BYTES)), decipher.final()]);
+      const plaintext = decipher.update(bytes.subarray(NONCE_BYTES, bytes.length - TAG_BYTES));
+      // GCM releases nothing at the end: final() only checks the tag (and throws when it does not match).
+      decipher.final();
+      return plaintext;
     } catch {
       throw new UnsealError('the sealed bytes do not open with this key (another key, or changed or moved bytes)');
     }

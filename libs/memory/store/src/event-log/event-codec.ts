@@ -42,15 +42,17 @@ export const plainEventCodec: EventCodec = {
 export function sealedEventCodec(key: EncryptionKey): EventCodec {
   return {
     sealing: true,
+    // The envelope is copied field by field: object rest and spread cost more than a seal's own setup here.
     toStored(event) {
-      const { data, ...envelope } = event;
-      return { ...envelope, sealed: key.seal(Buffer.from(JSON.stringify(data)), associatedData(event)).toString('base64') };
+      const { type, id, at, pool, actor, causationId, schemaVersion, seq } = event;
+      const sealed = key.seal(Buffer.from(JSON.stringify(event.data)), associatedData(event)).toString('base64');
+      return { type, id, at, pool, actor, causationId, schemaVersion, sealed, seq };
     },
     fromStored(stored) {
       if (!('sealed' in stored)) throw new UnsealError(`event ${stored.seq} is not sealed, in a sealed log`);
-      const { sealed, ...envelope } = stored;
-      const data = JSON.parse(key.open(Buffer.from(sealed, 'base64'), associatedData(stored)).toString('utf8')) as MemoryEvent['data'];
-      return { ...envelope, data } as MemoryEvent;
+      const { type, id, at, pool, actor, causationId, schemaVersion, seq } = stored;
+      const data: unknown = JSON.parse(key.open(Buffer.from(stored.sealed, 'base64'), associatedData(stored)).toString('utf8'));
+      return { type, id, at, pool, actor, causationId, schemaVersion, data, seq } as MemoryEvent;
     },
   };
 }
