@@ -4,10 +4,11 @@
  * model on this host), runs the same store-then-recall conversation as the topology test, then
  * every `docker compose` and `ops/` line of the README in order (backup and restore through the
  * memory container, logs),
- * then takes everything down again.
+ * then takes everything down again. It runs encrypted at rest, with the key as the compose secret of the
+ * README's `docker-compose.override.yml`: no file of the data volume may hold the stored fact.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,7 +18,9 @@ import { DEPLOY_FACT, STORE_REQUEST_ID, scriptedMemoryModel, storeThenRecall } f
 import { freePort } from './ports.js';
 import { readmeBlocks, readmeCommands } from './readme.js';
 import { ScriptedHttpServer } from './scripted-http.js';
+import { EncryptionKey } from '@engram/config';
 import { writeSentenceEncoder } from '@engram/testing';
+import { parse } from 'yaml';
 
 const project = 'engram-smoke';
 
@@ -60,6 +63,20 @@ const upstreamEnv = {
   UPSTREAM_API_KEY: 'sk-upstream',
   ENGRAM_API_KEYS: '',
 };
+// The README's compose secret for the at-rest key, pointed at a key of this run (readable by the image's uid 1000).
+const keyFile = join(dir, 'engram.key');
+writeFileSync(keyFile, `${EncryptionKey.generate()}\n`, { mode: 0o400 });
+if (process.getuid?.() === 0) chownSync(keyFile, 1000, 1000);
+else chmodSync(keyFile, 0o444);
+const secretBlock = readmeBlocks().find((block) => block.lang === 'yaml' && block.text.includes('ENGRAM_ENCRYPTION_KEY_FILE'));
+assert.ok(secretBlock, "the README lost its docker-compose.override.yml with the key's compose secret");
+const keySecret = parse(secretBlock.text) as {
+  services: Record<string, { secrets: string[]; environment: Record<string, string> }>;
+  secrets: Record<string, { file: string }>;
+};
+for (const secret of Object.values(keySecret.secrets)) secret.file = keyFile;
+// memory's /metrics, read below: the internal token file is sealed now.
+const METRICS_TOKEN = 'smoke-metrics-token';
 // ENGRAM_BUILD_NETWORK=host builds the image with the host's network, for machines (like CI's) where that is
 // the only way out; docker-compose.yml itself stays as users get it. Only memory builds.
 const buildNetwork = process.env['ENGRAM_BUILD_NETWORK'];
@@ -68,9 +85,19 @@ writeFileSync(
   override,
   JSON.stringify({
     services: {
-      memory: { ...build },
-      ...Object.fromEntries(['gateway', 'worker'].map((name) => [name, { environment: upstreamEnv }])),
+      memory: {
+        ...build,
+        secrets: keySecret.services['memory']?.secrets,
+        environment: { ...keySecret.services['memory']?.environment, METRICS_TOKEN },
+      },
+      ...Object.fromEntries(
+        ['gateway', 'worker'].map((name) => [
+          name,
+          { secrets: keySecret.services[name]?.secrets, environment: { ...upstreamEnv, ...keySecret.services[name]?.environment } },
+        ]),
+      ),
     },
+    secrets: keySecret.secrets,
   }),
 );
 // An image tag of this run's own, absent until the first `docker compose up` builds it, as on a fresh machine.
@@ -120,6 +147,13 @@ const corruptDatabase = (): void => {
 const engram = (...args: string[]): string => compose('run', '--rm', '--no-deps', '-T', 'memory', 'npx', 'engram', ...args);
 const assertRemembered = (): void =>
   assert.match(compose('exec', '-T', 'memory', 'npx', 'engram', 'export', '--pool', 'default', '--format', 'json'), new RegExp(DEPLOY_FACT));
+
+/** Encrypted at rest: the flat file is sealed, and no file of the data volume holds the fact (grep finds none). */
+const assertSealed = (): void => {
+  assert.match(compose('exec', '-T', 'memory', 'head', '-c', '16', '/data/pools/default/USER.md'), /^engram-sealed-v1/);
+  const clear = compose('exec', '-T', 'memory', 'sh', '-c', `grep -rlF '${DEPLOY_FACT}' /data || true`).trim();
+  assert.equal(clear, '', `files of the data volume hold the stored fact in the clear: ${clear}`);
+};
 
 /** ops/RECOVERY.md section 1 under Docker: memory rebuilds a corrupted database at start, and a person can by hand. */
 function recoverCorruptedDatabase(): void {
@@ -189,7 +223,7 @@ async function assertHybridInProcess(): Promise<void> {
       'memory',
       'node',
       '-e',
-      "fetch('http://127.0.0.1:4002/metrics', { headers: { authorization: 'Bearer ' + require('node:fs').readFileSync('/data/internal-token', 'utf8').trim() } }).then((r) => r.text()).then((t) => process.stdout.write(t))",
+      `fetch('http://127.0.0.1:4002/metrics', { headers: { authorization: 'Bearer ${METRICS_TOKEN}' } }).then((r) => r.text()).then((t) => process.stdout.write(t))`,
     );
   const deadline = Date.now() + 60_000;
   for (;;) {
@@ -212,7 +246,8 @@ try {
     storeRequestId: STORE_REQUEST_ID,
     recallAnswer: 'With docker compose, on your NAS.',
   });
-  assert.match(compose('exec', '-T', 'memory', 'cat', '/data/pools/default/USER.md'), new RegExp(DEPLOY_FACT));
+  assertRemembered();
+  assertSealed();
   for (const service of ['memory', 'worker', 'gateway']) {
     // A non-root user on a read-only root filesystem, with a writable /tmp (and /data for memory).
     assert.equal(compose('exec', '-T', service, 'id', '-un').trim(), 'node', service);
@@ -233,11 +268,14 @@ try {
     readmeLine(command.replace(/^ops\//, `${repoRoot}ops/`));
   }
   compose('up', '-d', '--wait', '--wait-timeout', '180');
-  assert.match(compose('exec', '-T', 'memory', 'cat', '/data/pools/default/USER.md'), new RegExp(DEPLOY_FACT));
+  assertRemembered();
+  assertSealed();
   // ops/backup.sh and ops/restore.sh leave no copy of a backup in the volume, where a purge would not reach it.
   assert.equal(compose('exec', '-T', 'memory', 'sh', '-c', 'ls -A /data/backups 2>/dev/null || true').trim(), '');
   recoverCorruptedDatabase();
-  process.stdout.write(`compose-smoke: the stack came up healthy, remembered across turns and recovered its database (${elapsed()})\n`);
+  process.stdout.write(
+    `compose-smoke: the stack came up healthy, encrypted at rest, remembered across turns and recovered its database (${elapsed()})\n`,
+  );
 } catch (error) {
   failed = true;
   process.stderr.write(`compose-smoke failed: ${error instanceof Error ? error.message : String(error)}\n`);
