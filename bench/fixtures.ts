@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { EVENT_SCHEMA_VERSION, type NewEvent } from '@engram/domain';
-import { EventLog, plainEventCodec } from '@engram/memory-store';
+import { EventLog, plainEventCodec, type EventCodec } from '@engram/memory-store';
 import { silentLogger } from '@engram/testing';
 
 export const WORDS = (
@@ -31,9 +31,12 @@ export function query(i: number): string {
   return `${WORDS[(i * 13) % WORDS.length]} ${WORDS[(i * 7 + 3) % WORDS.length]}`;
 }
 
-/** Writes a log of `count` store events (plus some references) straight through the EventLog, in big batches. */
-export async function writeLog(dataDir: string, count: number): Promise<void> {
-  const log = await EventLog.open({ codec: plainEventCodec, dir: join(dataDir, 'events'), logger: silentLogger() });
+/**
+ * Writes a log of `count` store events (plus some references) straight through the EventLog, in big
+ * batches; `codec` sealed for an encrypted data dir (its marker written first, see encryption.bench.ts).
+ */
+export async function writeLog(dataDir: string, count: number, codec: EventCodec = plainEventCodec): Promise<void> {
+  const log = await EventLog.open({ codec, dir: join(dataDir, 'events'), logger: silentLogger() });
   const base = Date.parse('2026-01-01T00:00:00.000Z');
   for (let start = 0; start < count; start += 5_000) {
     const batch: NewEvent[] = [];
