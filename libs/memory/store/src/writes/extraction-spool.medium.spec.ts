@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { ExtractionSpool } from './extraction-spool.js';
 import { EncryptionKey } from '@engram/config';
-import { filesContaining, tempDataDir } from '@engram/testing';
+import { because, filesContaining, smallDisk, tempDataDir } from '@engram/testing';
 import { exchangeIdOf } from '@engram/jobs';
 
 let dir: ReturnType<typeof tempDataDir>;
@@ -95,5 +95,40 @@ describe('ExtractionSpool', () => {
       expect(() => spool.put(bad)).toThrow(expect.objectContaining({ name: 'MemoryError', code: 'invalid_request' }));
     }
     expect(spool.size).toBe(0);
+  });
+
+  it('on a full disk refuses an exchange as unavailable and leaves no part of it behind, then takes it once there is room', () => {
+    const disk = smallDisk();
+    try {
+      const path = join(disk.path, 'spool');
+      const spool = new ExtractionSpool(path);
+      spool.put(exchange('before'));
+      disk.fill();
+      // A long exchange: its file cannot fit in what a full file system still has of a page.
+      const long = exchange('during', 'where is the build server? '.repeat(600));
+      expect(() => spool.put(long)).toThrow(
+        expect.objectContaining({ name: 'MemoryError', code: 'unavailable', message: expect.stringMatching(/data disk is full.*not kept/) }),
+      );
+      because('no half-written file holds the text', () =>
+        expect(readdirSync(path).sort()).toEqual(
+          readdirSync(path)
+            .filter((name) => name.endsWith('.json'))
+            .sort(),
+        ),
+      );
+      expect(spool.list().map((item) => item.requestId)).toEqual(['before']);
+
+      disk.free();
+      spool.put(long);
+      expect(
+        spool
+          .list()
+          .map((item) => item.requestId)
+          .sort(),
+      ).toEqual(['before', 'during']);
+      expect(spool.list().find((item) => item.requestId === 'during')?.exchange.user).toBe(long.exchange.user.slice(0, 16_000));
+    } finally {
+      disk.remove();
+    }
   });
 });

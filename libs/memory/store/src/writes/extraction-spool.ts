@@ -5,6 +5,7 @@ import { AtRestFileError, type EncryptionKey, openFile, sealFile, UnsealError } 
 import { MemoryError, MemoryPattern, parseMemoryRequest, type SpoolExtractionRequest } from '@engram/contracts';
 import { exchangeIdOf } from '@engram/jobs';
 import { fsyncPath } from '../event-log/fsync.js';
+import { isOutOfSpace, messageOf } from '../data-dir/out-of-space.js';
 
 /** An exchange with memory suggestions whose extraction job could not be enqueued yet: what the RPC carried. */
 export type SpooledExchange = SpoolExtractionRequest;
@@ -46,15 +47,26 @@ export class ExtractionSpool {
       throw new MemoryError('unavailable', `the extraction spool holds ${names.length} exchanges already; refusing more until Redis is back`);
     }
     const temp = join(this.dir, `${name}.tmp`);
-    const fd = openSync(temp, 'w');
     try {
-      writeSync(fd, sealFile(Buffer.from(JSON.stringify(item)), this.key, place(name)));
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
+      const fd = openSync(temp, 'w');
+      try {
+        // A write that finds too little room writes what fits and says so; only the next one fails.
+        const bytes = sealFile(Buffer.from(JSON.stringify(item)), this.key, place(name));
+        for (let written = 0; written < bytes.length;) written += writeSync(fd, bytes, written);
+        fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+      renameSync(temp, join(this.dir, name));
+      fsyncPath(this.dir);
+    } catch (error) {
+      // A part of the exchange left on disk would hold its text where a purge does not look.
+      rmSync(temp, { force: true });
+      if (isOutOfSpace(error)) {
+        throw new MemoryError('unavailable', `the data disk is full (${messageOf(error)}): the exchange was not kept for extraction`);
+      }
+      throw error;
     }
-    renameSync(temp, join(this.dir, name));
-    fsyncPath(this.dir);
   }
 
   /** The exchanges waiting (in no particular order), at most `limit`. */
