@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { MemoryError } from '@engram/contracts';
@@ -6,6 +6,7 @@ import { because, eventually, silentLogger, smallDisk, type SmallDisk } from '@e
 import type { MemoryService } from '../writes/memory-service.js';
 import { openMemoryService } from './open-memory-service.js';
 import { verifyDataDir } from './rebuild.js';
+import { openReadOnlyDatabase } from '../database/database.js';
 
 const person = { actor: 'user' as const, pool: 'full' };
 /** The longest content: its log line cannot fit in what is left of a page the log already has. */
@@ -108,5 +109,33 @@ describe('a full data disk', () => {
     expect((await service.list({ pool: 'full', limit: 100 })).filter((entry) => entry.content === last.content)).toHaveLength(1);
     const files = readFileSync(join(disk.path, 'pools', 'full', 'MEMORY.md'), 'utf8');
     expect(files).toContain(`[id:${retried.id}] (uncategorized) ${last.content}`);
+  });
+
+  it('starts read-only on a disk that filled up after a clean shutdown (no WAL index to map), serves reads, and takes writes once space is freed', async () => {
+    const before = await service.store({ ...person, content: 'stored before the clean shutdown', type: 'USER', category: 'preference' });
+    // A clean shutdown checkpoints the WAL and removes it and its index: a start must create them again.
+    await service.close();
+    disk.fill();
+
+    service = await open();
+    expect((await service.ping({})).diskFull).toMatchObject({ since: expect.any(String), error: expect.any(String) });
+    expect((await service.get({ pool: 'full', id: before.id })).content).toBe('stored before the clean shutdown');
+    await expect(service.store({ ...person, content: 'refused while full' })).rejects.toMatchObject({ code: 'unavailable' });
+    because('a full disk is not a corrupt database', () => expect(readdirSync(disk.path).filter((name) => name.includes('corrupt'))).toEqual([]));
+
+    disk.free();
+    await eventually(async () => expect((await service.ping({})).diskFull).toBeNull(), { timeout: 15_000 });
+    const after = await service.store({ ...person, content: 'stored once space is back', type: 'USER', category: 'preference' });
+    // Other connections read the database again beside the service (engram backup, the WAL checkpointer's thread).
+    const reader = openReadOnlyDatabase(join(disk.path, 'engram.db'), null);
+    try {
+      expect(reader.prepare('SELECT content FROM memories ORDER BY content').pluck().all()).toEqual([before.content, after.content]);
+    } finally {
+      reader.close();
+    }
+    await service.close();
+    expect((await verifyDataDir(disk.path, silentLogger())).ok).toBe(true);
+    service = await open();
+    expect((await service.list({ pool: 'full', limit: 10 })).map((entry) => entry.content).sort()).toEqual([after.content, before.content].sort());
   });
 });

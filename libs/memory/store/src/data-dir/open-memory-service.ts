@@ -14,7 +14,7 @@ import { HybridSearch, type SearchObserver } from '../vectors/hybrid-search.js';
 import type { MemoryQueries } from '../projection/memory-queries.js';
 import { MemoryService } from '../writes/memory-service.js';
 import { removeMovedAsideDatabases } from '../database/moved-aside-databases.js';
-import { keyPragmas, openDatabaseOrMoveAside } from '../database/database.js';
+import { keyPragmas, openDatabaseOrMoveAside, shareDatabase } from '../database/database.js';
 import { Projection } from '../projection/projection.js';
 import { VectorService } from '../vectors/vector-service.js';
 import { VectorStore } from '../vectors/vector-store.js';
@@ -110,21 +110,24 @@ export async function openMemoryService(options: MemoryServiceOptions): Promise<
         onCompacted: (compaction) => onCompacted(compaction),
         ...(options.onFatal ? { onFatal: options.onFatal } : {}),
       }));
-    db = openDatabaseOrMoveAside(dataDir.databasePath, key, options.logger).db;
+    const opened = openDatabaseOrMoveAside(dataDir.databasePath, key, options.logger);
+    db = opened.db;
     projection = new Projection(db);
+    // A full disk stops writes instead of the start: a service that exits on it is restarted onto the same full disk.
+    let startedFull = opened.fullDisk ?? undefined;
     if (summedAcross(log, projection.lastSeq)) {
       // The database applied references that the log now sums into an event after it: catching up would count them twice.
       options.logger.warn({ databaseSeq: projection.lastSeq }, 'the database is behind a compaction of the event log; rebuilding it from the log');
       projection.close();
       for (const suffix of ['', '-wal', '-shm']) rmSync(dataDir.databasePath + suffix, { force: true });
-      db = openDatabaseOrMoveAside(dataDir.databasePath, key, options.logger).db;
+      const rebuilt = openDatabaseOrMoveAside(dataDir.databasePath, key, options.logger);
+      db = rebuilt.db;
+      startedFull ??= rebuilt.fullDisk ?? undefined;
       projection = new Projection(db);
     }
     const { queries, eventIndex } = projection;
     onCompacted = (compaction) => eventIndex.noteCompaction(compaction.removed, compaction.summaries);
     const flatFiles = new FlatFiles(dataDir, (pool) => queries.activeEntries(pool), key);
-    // A full disk stops writes instead of the start: a service that exits on it is restarted onto the same full disk.
-    let startedFull: Error | undefined;
     const filledFromEmpty = projection.lastSeq === 0;
     try {
       catchUp(projection, log, options.logger);
@@ -133,6 +136,7 @@ export async function openMemoryService(options: MemoryServiceOptions): Promise<
       if (!isOutOfSpace(error)) throw error;
       startedFull = error as Error;
     }
+    const projectionDb = db;
     const checkpointer = new WalCheckpointer(
       db,
       dataDir.databasePath,
@@ -158,6 +162,7 @@ export async function openMemoryService(options: MemoryServiceOptions): Promise<
       flatFiles,
       lock,
       checkpointer,
+      shareDatabase: () => shareDatabase(projectionDb),
       clock: options.clock ?? (() => new Date()),
       logger: options.logger,
       dataDir: dataDir.root,

@@ -1,12 +1,12 @@
 /**
  * A write failed because the data dir's file system is full (or the user's quota is): the error
  * clears itself once space is freed, unlike a failing disk. Node's fs says ENOSPC or EDQUOT; SQLite
- * (better-sqlite3) says SQLITE_FULL.
+ * (better-sqlite3) says SQLITE_FULL, or SQLITE_IOERR_SHMSIZE when it cannot size a WAL index file.
  */
 export function isOutOfSpace(error: unknown): boolean {
   if (error instanceof AppendRolledBack) return true;
   const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
-  return code === 'ENOSPC' || code === 'EDQUOT' || code === 'SQLITE_FULL';
+  return code === 'ENOSPC' || code === 'EDQUOT' || code === 'SQLITE_FULL' || code === 'SQLITE_IOERR_SHMSIZE';
 }
 
 /** The log could not take a batch for want of space, and is back as it was before it: the batch was not stored. */

@@ -31,8 +31,28 @@ export interface DatabaseOptions {
 
 /** Opens an existing or new database file for writing; throws when it cannot be opened or fails quick_check. */
 export function openDatabase(path: string, options: DatabaseOptions = {}): Database.Database {
+  return openConnection(path, options, 'normal');
+}
+
+/**
+ * A connection opened on a full disk (exclusive locking mode, its WAL index in memory) locks every other
+ * connection out (a backup beside the service, the WAL checkpointer's thread): once there is room, this
+ * makes it an ordinary WAL connection again. SQLite lets the locking mode go back to normal only outside
+ * WAL mode, so the WAL is folded in first, then entered again with an index file. Throws while there is
+ * no room; calling it again finishes what a failed call left.
+ */
+export function shareDatabase(db: Database.Database): void {
+  if (db.pragma('locking_mode', { simple: true }) === 'exclusive') {
+    db.pragma('journal_mode = DELETE');
+    db.pragma('locking_mode = NORMAL');
+  }
+  if (db.pragma('journal_mode', { simple: true }) !== 'wal') db.pragma('journal_mode = WAL');
+}
+
+function openConnection(path: string, options: DatabaseOptions, locking: 'normal' | 'exclusive'): Database.Database {
   const db = new Database(path);
   try {
+    if (locking === 'exclusive') db.pragma('locking_mode = EXCLUSIVE');
     keyConnection(db, options.key ?? null);
     assertIntact(db, path);
     db.pragma('journal_mode = WAL');
@@ -54,24 +74,28 @@ export function openDatabase(path: string, options: DatabaseOptions = {}): Datab
 /**
  * Opens the database; when it cannot be opened or fails its check, moves the file (and its WAL)
  * aside (`<path>.corrupt-<time>`, see moved-aside-databases.ts) and starts an empty one, which the
- * caller then fills from the log.
+ * caller then fills from the log. On a full disk the file stays where it is and opens with its WAL
+ * index in memory (see shareDatabase); `fullDisk` then says why.
  */
 export function openDatabaseOrMoveAside(
   path: string,
   key: AtRestKey,
   logger: Logger,
-): { readonly db: Database.Database; readonly movedAside: string | null } {
+): { readonly db: Database.Database; readonly movedAside: string | null; readonly fullDisk: Error | null } {
   try {
-    return { db: openDatabase(path, { key }), movedAside: null };
+    return { db: openDatabase(path, { key }), movedAside: null, fullDisk: null };
   } catch (error) {
-    // A full disk is no corruption: the file stays, and the start fails until there is room.
-    if (isOutOfSpace(error)) throw error;
+    if (isOutOfSpace(error)) {
+      // A WAL database needs its index file (-shm, 32 KiB) sized before the first read, and a clean shutdown
+      // removed it: on a full disk SQLite cannot. In exclusive locking mode the index lives in memory.
+      return { db: openConnection(path, { key }, 'exclusive'), movedAside: null, fullDisk: error as Error };
+    }
     const aside = `${path}.corrupt-${new Date().toISOString().replace(/[:.]/g, '-')}`;
     for (const suffix of ['', '-wal', '-shm']) {
       if (existsSync(path + suffix)) renameSync(path + suffix, aside + suffix);
     }
     logger.error({ err: error, movedTo: aside }, 'database failed to open or its integrity check; moved it aside, rebuilding from the event log');
-    return { db: openDatabase(path, { key }), movedAside: aside };
+    return { db: openDatabase(path, { key }), movedAside: aside, fullDisk: null };
   }
 }
 

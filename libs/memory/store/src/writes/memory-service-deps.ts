@@ -53,6 +53,11 @@ export interface MemoryServiceDeps {
   readonly logger: Logger;
   /** The data dir: its file system's free space tells when a full disk may take writes again. */
   readonly dataDir?: string;
+  /**
+   * Makes the database's connection one that others can read beside again, once there is room: opened on
+   * a full disk, it keeps its WAL index in memory and locks them out (see shareDatabase in database.ts).
+   */
+  readonly shareDatabase?: () => void;
   /** The start found the disk full (catching up the database, rendering the files): start with writes stopped. */
   readonly startedFull?: Error;
   /** How soon a full disk is first checked for room again (default 1 s, doubling up to 10 s). */

@@ -381,6 +381,7 @@ export class MemoryService {
    * disk still has no room.
    */
   private async heal(): Promise<void> {
+    this.deps.shareDatabase?.();
     await this.pipeline.drain();
     this.pipeline.applyMissed(this.deps.log.eventsAfter(this.deps.projection.lastSeq));
     await Promise.all(this.deps.queries.pools().map((pool) => this.deps.flatFiles.refresh(pool)));
