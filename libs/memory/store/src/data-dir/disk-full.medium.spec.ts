@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { MemoryError } from '@engram/contracts';
-import { because, eventually, silentLogger, smallDisk, type SmallDisk } from '@engram/testing';
+import { because, eventually, recordingLogger, silentLogger, smallDisk, type SmallDisk } from '@engram/testing';
 import type { MemoryService } from '../writes/memory-service.js';
 import { openMemoryService } from './open-memory-service.js';
 import { verifyDataDir } from './rebuild.js';
@@ -137,5 +137,39 @@ describe('a full data disk', () => {
     expect((await verifyDataDir(disk.path, silentLogger())).ok).toBe(true);
     service = await open();
     expect((await service.list({ pool: 'full', limit: 10 })).map((entry) => entry.content).sort()).toEqual([after.content, before.content].sort());
+  });
+
+  it('does not log an error for each search while the disk is full: what searches return is not recorded until there is room', async () => {
+    await service.close();
+    const { logger, lines } = recordingLogger();
+    const openRecorded = () => openMemoryService({ dataDir: disk.path, tier1MaxChars: 400, logger, diskFullRetryMs: 50 });
+    service = await openRecorded();
+    const entry = await service.store({ ...person, content: 'the staging cluster runs on arm64', type: 'USER', category: 'preference' });
+    disk.fill();
+    await expect(service.store({ ...person, content: long('refused') })).rejects.toMatchObject({ code: 'unavailable' });
+    expect((await service.ping({})).diskFull).not.toBeNull();
+    const errorsBefore = lines.filter((line) => line.level >= 50).length;
+
+    const search = async () => (await service.search({ pool: 'full', query: 'staging cluster', recordReference: true })).map((hit) => hit.entry.id);
+    for (let round = 0; round < 3; round++) {
+      expect(await search()).toEqual([entry.id]);
+      // Past the window in which references are collected before they are written.
+      await new Promise((resolve) => setTimeout(resolve, 1_200));
+    }
+    because('the full disk was logged once, when it was found; searches add no error per batch of references', () =>
+      expect(
+        lines
+          .filter((line) => line.level >= 50)
+          .slice(errorsBefore)
+          .map((line) => line.msg),
+      ).toEqual([]),
+    );
+
+    disk.free();
+    await eventually(async () => expect((await service.ping({})).diskFull).toBeNull(), { timeout: 15_000 });
+    expect(await search()).toEqual([entry.id]);
+    await service.close();
+    service = await openRecorded();
+    expect(await service.get({ pool: 'full', id: entry.id })).toMatchObject({ referenceCount: 1 });
   });
 });

@@ -102,7 +102,7 @@ export class MemoryService {
     });
     this.pipeline = new WritePipeline({ ...deps, diskFull: this.diskFull, newId: deps.newId ?? newMemoryId });
     if (deps.startedFull) this.diskFull.enter(deps.startedFull);
-    this.references = searchReferences({ ...deps, pipeline: this.pipeline });
+    this.references = searchReferences({ ...deps, pipeline: this.pipeline, writesRefused: () => this.diskFull.current !== null });
     this.reads = new MemoryReads({ ...deps, recordHits: (...hits) => this.references.add(...hits) });
     this.tier1Blocks = new Tier1Blocks({ queries: deps.queries, clock: deps.clock, maxChars: deps.tier1MaxChars });
     deps.replica?.follow((events) => this.applyForeign(events));
