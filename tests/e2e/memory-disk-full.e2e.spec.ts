@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { because, eventually, smallDisk, type SmallDisk } from '@engram/testing';
 import { startRedis, type TestRedis } from '../support/redis.js';
-import { startGateway, startMemory, type RunningGateway, type RunningMemory } from '../support/stack.js';
+import { startGateway, startMemory, startWorker, type RunningGateway, type RunningMemory, type RunningWorker } from '../support/stack.js';
 
 interface Entry {
   readonly id: string;
@@ -13,7 +13,7 @@ interface Entry {
 /**
  * Memory's data dir on a 2 MiB file system that the test fills: a store it cannot finish is a 503
  * (never a 500), memory keeps running and serving reads and says it takes no writes in /readyz (the
- * gateway's too), a restart on the full disk starts instead of looping, and once space is freed it
+ * gateway's and the worker's too), a restart on the full disk (killed, or stopped cleanly) starts instead of looping, and once space is freed it
  * takes writes again with every acknowledged write there exactly once.
  */
 describe('memory on a full disk', () => {
@@ -21,6 +21,7 @@ describe('memory on a full disk', () => {
   let redis: TestRedis;
   let memory: RunningMemory;
   let gateway: RunningGateway;
+  let worker: RunningWorker;
   const env = (): { REDIS_URL: string; LOG_LEVEL: string } => ({ REDIS_URL: redis.url, LOG_LEVEL: 'info' });
   /** Memory again on the same data dir and ports, where the gateway finds it. */
   const restartMemory = (options: { timeoutMs?: number } = {}): Promise<RunningMemory> =>
@@ -41,6 +42,10 @@ describe('memory on a full disk', () => {
     const response = await fetch(`${gateway.url}/readyz`);
     return { status: response.status, body: (await response.json()) as Record<string, unknown> };
   };
+  const workerReady = async (): Promise<{ status: number; body: { status: string; checks: { memory: Record<string, unknown> } } }> => {
+    const response = await fetch(`http://127.0.0.1:${worker.healthPort}/readyz`);
+    return { status: response.status, body: (await response.json()) as { status: string; checks: { memory: Record<string, unknown> } } };
+  };
   const fact = (label: string): string => `${label}: ${'the build cache lives on the NAS under /srv/cache '.repeat(38)}`.slice(0, 1900).trim();
 
   beforeAll(async () => {
@@ -48,8 +53,10 @@ describe('memory on a full disk', () => {
     redis = await startRedis();
     memory = await startMemory(env(), { dataDir: disk.path });
     gateway = await startGateway({ ...env(), ...memory.clientEnv, UPSTREAM_BASE_URL: 'http://127.0.0.1:9', MEMORY_RPC_TIMEOUT_MS: '5000' });
+    worker = await startWorker({ ...env(), ...memory.clientEnv, CONSOLIDATION_MODEL: 'off' });
   });
   afterAll(async () => {
+    await worker?.stop();
     await gateway?.stop();
     await memory?.stop({ keepData: true });
     await redis?.stop();
@@ -90,6 +97,11 @@ describe('memory on a full disk', () => {
       status: 503,
       body: { checks: { memory: 'read-only' }, status: expect.stringContaining('memory read-only'), memoryDiskFull: { since: expect.any(String) } },
     });
+    // The worker's jobs write: it is not ready either, and says why.
+    expect(await workerReady()).toMatchObject({
+      status: 503,
+      body: { status: expect.stringContaining('memory read-only'), checks: { memory: { status: 'read-only', since: expect.any(String) } } },
+    });
     // Reads go on.
     expect((await entries()).map((entry) => entry.id)).toEqual(expect.arrayContaining(acknowledged.map((entry) => entry.id)));
     because('memory is still the process it was (it did not exit)', () => expect(memory.process.child.exitCode).toBeNull());
@@ -99,12 +111,18 @@ describe('memory on a full disk', () => {
     memory = await restartMemory({ timeoutMs: 30_000 });
     await eventually(async () => expect((await memoryReady()).body.status).toBe('read-only'), { timeout: 10_000 });
     expect((await post('not after a restart either', 'after-restart')).status).toBe(503);
+    // Stopped cleanly (which removes the database's WAL index file) and started again on the full disk: the same.
+    await memory.stop({ keepData: true });
+    memory = await restartMemory({ timeoutMs: 30_000 });
+    await eventually(async () => expect((await memoryReady()).body.status).toBe('read-only'), { timeout: 10_000 });
+    expect((await post('not after a clean restart either', 'after-clean-restart')).status).toBe(503);
 
     disk.free();
     await eventually(async () => expect(await memoryReady()).toMatchObject({ status: 200, body: { status: 'ready' } }), { timeout: 30_000 });
     await eventually(async () => expect((await gatewayReady()).body).toMatchObject({ status: 'ready', checks: { memory: 'up' } }), {
       timeout: 10_000,
     });
+    await eventually(async () => expect(await workerReady()).toMatchObject({ status: 200, body: { status: 'ready' } }), { timeout: 10_000 });
 
     // The refused write, retried with its key, is stored once; a new write is taken.
     const retried = await post(refused!.content, refused!.key);

@@ -25,18 +25,30 @@ export class HealthController {
     return { status: 'ok' };
   }
 
-  /** Ready when Redis (the queues) and at least one memory replica answer; each replica's state is named. */
+  /**
+   * Ready when Redis (the queues) and at least one memory replica answer and take writes; each replica's
+   * state is named. While memory's data disk is full (`read-only`) every job that stores, updates or
+   * decays fails its attempt.
+   */
   @Get('readyz')
   async readyz(@Res({ passthrough: true }) reply: FastifyReply): Promise<object> {
     const [redisStatus, replicas] = await Promise.all([pingRedis(this.redis, CHECK_TIMEOUT_MS), this.memory.readiness(CHECK_TIMEOUT_MS)]);
-    const answering = replicas.find((replica) => replica.ping !== 'down');
-    const memory = answering
-      ? { status: 'up' as const, lastSeq: answering.lastSeq }
-      : { status: 'down' as const, error: replicas.map((replica) => replica.error ?? 'no answer').join('; ') };
+    const up = replicas.find((replica) => replica.ping === 'up');
+    const readOnly = replicas.find((replica) => replica.ping === 'read-only');
+    const memory = up
+      ? { status: 'up' as const, lastSeq: up.lastSeq }
+      : readOnly
+        ? { status: 'read-only' as const, lastSeq: readOnly.lastSeq, ...readOnly.diskFull }
+        : { status: 'down' as const, error: replicas.map((replica) => replica.error ?? 'no answer').join('; ') };
     const ready = redisStatus === 'up' && memory.status === 'up';
     void reply.status(ready ? 200 : 503);
+    const status = ready
+      ? 'ready'
+      : redisStatus === 'up' && memory.status === 'read-only'
+        ? 'memory read-only: its data disk is full, jobs that write fail until space is freed'
+        : 'down';
     return {
-      status: ready ? 'ready' : 'down',
+      status,
       checks: { redis: { status: redisStatus }, memory },
       memoryReplicas: replicas.map(({ address, ping, since, error, lastSeq }) => ({
         address,
