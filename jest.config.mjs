@@ -50,7 +50,7 @@ export default {
       displayName: 'e2e',
       testMatch: ['<rootDir>/tests/e2e/**/*.e2e.spec.ts'],
       // Each e2e file starts its own processes; startup hooks may take longer than a test.
-      setupFilesAfterEnv: ['<rootDir>/tests/support/jest/timeout-90s.ts'],
+      setupFilesAfterEnv: ['<rootDir>/tests/support/jest/timeout-240s.ts'],
     },
   ],
 };

@@ -2,7 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from './ports.js';
+import { freePort, PortTaken, startWithFreshPorts } from './ports.js';
 
 export interface TestRedis {
   readonly url: string;
@@ -28,7 +28,8 @@ export async function startRedis(options: { port?: number } = {}): Promise<TestR
   if (options.port === undefined && process.env['ENGRAM_TEST_DOCKER'] !== 'off' && dockerEngineAnswers()) {
     return startRedisContainer();
   }
-  const redis = await startLocalRedis(options.port ?? (await freePort()));
+  const redis =
+    options.port === undefined ? await startWithFreshPorts(async () => startLocalRedis(await freePort())) : await startLocalRedis(options.port);
   console.info(`test redis: local redis-server on port ${redis.port}`);
   return redis;
 }
@@ -47,29 +48,40 @@ async function startRedisContainer(): Promise<TestRedis> {
 async function startLocalRedis(port: number): Promise<TestRedis> {
   const dir = mkdtempSync(join(tmpdir(), 'engram-redis-'));
   const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], {
-    stdio: 'ignore',
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  await waitForRedis(port);
-  return {
-    url: `redis://127.0.0.1:${port}`,
-    port,
-    stop: async () => {
-      if (child.exitCode === null && child.signalCode === null) {
-        const exited = new Promise((resolve) => child.once('exit', resolve));
-        child.kill('SIGKILL');
-        await exited;
-      }
-      rmSync(dir, { recursive: true, force: true });
-    },
+  let printed = '';
+  child.stdout?.on('data', (chunk: Buffer) => (printed += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (printed += chunk.toString()));
+  const stop = async (): Promise<void> => {
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      await exited;
+    }
+    rmSync(dir, { recursive: true, force: true });
   };
+  try {
+    await waitForRedis(port, () => child.exitCode !== null || child.signalCode !== null);
+  } catch (error) {
+    // Nothing of a start that failed stays: a redis-server left running keeps the jest worker from exiting.
+    await stop();
+    const message = `${(error as Error).message}\n--- output ---\n${printed}`;
+    throw /Address already in use/i.test(printed) ? new PortTaken(message) : new Error(message);
+  }
+  return { url: `redis://127.0.0.1:${port}`, port, stop };
 }
 
-async function waitForRedis(port: number): Promise<void> {
-  const deadline = Date.now() + 10_000;
+/** As long as a service's start may take (see START_TIMEOUT_MS): redis-server starts at once, unless the machine is loaded. */
+const REDIS_START_TIMEOUT_MS = 30_000;
+
+async function waitForRedis(port: number, exited: () => boolean): Promise<void> {
+  const deadline = Date.now() + REDIS_START_TIMEOUT_MS;
   while (Date.now() < deadline) {
-    const ping = spawnSync('redis-cli', ['-p', String(port), 'ping'], { stdio: 'pipe' });
+    if (exited()) throw new Error(`redis-server on port ${port} exited`);
+    const ping = spawnSync('redis-cli', ['-p', String(port), 'ping'], { stdio: 'pipe', timeout: 5_000 });
     if (ping.stdout?.toString().trim() === 'PONG') return;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  throw new Error(`redis-server on port ${port} did not answer within 10 s`);
+  throw new Error(`redis-server on port ${port} did not answer within ${REDIS_START_TIMEOUT_MS / 1000} s`);
 }

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { PortTaken } from './ports.js';
 
 export type ServiceName = 'memory' | 'gateway' | 'worker';
 
@@ -58,14 +59,26 @@ export async function startService(name: ServiceName, env: Readonly<Record<strin
 
   if (options.readyUrl) {
     try {
-      await waitForHttp(options.readyUrl, options.timeoutMs ?? 20_000, () => child.exitCode !== null);
+      await waitForHttp(options.readyUrl, options.timeoutMs ?? START_TIMEOUT_MS, () => child.exitCode !== null || child.signalCode !== null);
     } catch (error) {
+      // Whatever it is doing, it goes: a process left running keeps the jest worker from exiting.
       await service.kill9();
-      throw new Error(`${name} did not become ready: ${(error as Error).message}\n--- output ---\n${printed}`);
+      const message = `${name} did not become ready: ${(error as Error).message}\n--- output ---\n${printed}`;
+      throw /EADDRINUSE/.test(printed) ? new PortTaken(message) : new Error(message);
     }
   }
   return service;
 }
+
+/**
+ * How long a service may take to answer its ready URL: a start takes a second or two alone, and over
+ * 20 s on a loaded 2-core machine running the e2e tier in parallel; a hang still fails, at a minute.
+ * The e2e tier's timeout (tests/support/jest) leaves room for a stack of three such starts.
+ */
+export const START_TIMEOUT_MS = 60_000;
+
+/** Each probe's own limit: a server that takes the connection and never answers must not outlast the deadline. */
+const PROBE_TIMEOUT_MS = 2_000;
 
 export async function waitForHttp(url: string, timeoutMs: number, gaveUp: () => boolean = () => false): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -73,7 +86,8 @@ export async function waitForHttp(url: string, timeoutMs: number, gaveUp: () => 
   while (Date.now() < deadline) {
     if (gaveUp()) throw new Error('process exited');
     try {
-      const response = await fetch(url);
+      const response = await fetch(url, { signal: AbortSignal.timeout(Math.max(1, Math.min(PROBE_TIMEOUT_MS, deadline - Date.now()))) });
+      await response.body?.cancel();
       if (response.ok) return;
       last = `HTTP ${response.status}`;
     } catch (error) {

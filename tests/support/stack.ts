@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '@engram/config';
 import { InternalTokenSource, MemoryClient } from '@engram/contracts';
-import { freePort } from './ports.js';
+import { freePort, startWithFreshPorts } from './ports.js';
 import { startService, type ServiceProcess, type StartOptions } from './service-process.js';
 
 export interface RunningMemory {
@@ -34,19 +34,24 @@ export async function startMemory(
     ENGRAM_ENCRYPTION_KEY_FILE: env['ENGRAM_ENCRYPTION_KEY_FILE'],
   });
   // The ports of a memory that ran before: a restart the processes calling it find where they left it.
-  const port = options.port ?? (await freePort());
-  const healthPort = options.healthPort ?? (await freePort());
-  const process = await startService(
-    'memory',
-    {
-      ENGRAM_DATA_DIR: dataDir,
-      MEMORY_HOST: '127.0.0.1',
-      MEMORY_PORT: String(port),
-      MEMORY_HEALTH_PORT: String(healthPort),
-      ...env,
-    },
-    { readyUrl: `http://127.0.0.1:${healthPort}/healthz`, ...options },
-  );
+  const start = async () => {
+    const port = options.port ?? (await freePort());
+    const healthPort = options.healthPort ?? (await freePort());
+    const process = await startService(
+      'memory',
+      {
+        ENGRAM_DATA_DIR: dataDir,
+        MEMORY_HOST: '127.0.0.1',
+        MEMORY_PORT: String(port),
+        MEMORY_HEALTH_PORT: String(healthPort),
+        ...env,
+      },
+      { readyUrl: `http://127.0.0.1:${healthPort}/healthz`, ...options },
+    );
+    return { port, healthPort, process };
+  };
+  const { port, healthPort, process } =
+    options.port === undefined && options.healthPort === undefined ? await startWithFreshPorts(start) : await start();
   return {
     process,
     dataDir,
@@ -72,12 +77,15 @@ export interface RunningGateway {
 
 /** A real gateway on a free port. Pass UPSTREAM_BASE_URL, REDIS_URL and the memory's clientEnv. */
 export async function startGateway(env: Readonly<Record<string, string>>, options: StartOptions = {}): Promise<RunningGateway> {
-  const port = await freePort();
-  const process = await startService(
-    'gateway',
-    { GATEWAY_HOST: '127.0.0.1', GATEWAY_PORT: String(port), ...env },
-    { readyUrl: `http://127.0.0.1:${port}/healthz`, ...options },
-  );
+  const { port, process } = await startWithFreshPorts(async () => {
+    const port = await freePort();
+    const process = await startService(
+      'gateway',
+      { GATEWAY_HOST: '127.0.0.1', GATEWAY_PORT: String(port), ...env },
+      { readyUrl: `http://127.0.0.1:${port}/healthz`, ...options },
+    );
+    return { port, process };
+  });
   return { process, port, url: `http://127.0.0.1:${port}`, stop: () => process.stop() };
 }
 
@@ -89,11 +97,14 @@ export interface RunningWorker {
 
 /** A real worker. Pass REDIS_URL, the memory's clientEnv, and UPSTREAM_BASE_URL when jobs call a model. */
 export async function startWorker(env: Readonly<Record<string, string>>, options: StartOptions = {}): Promise<RunningWorker> {
-  const healthPort = await freePort();
-  const process = await startService(
-    'worker',
-    { WORKER_HEALTH_PORT: String(healthPort), ...env },
-    { readyUrl: `http://127.0.0.1:${healthPort}/healthz`, ...options },
-  );
+  const { healthPort, process } = await startWithFreshPorts(async () => {
+    const healthPort = await freePort();
+    const process = await startService(
+      'worker',
+      { WORKER_HEALTH_PORT: String(healthPort), ...env },
+      { readyUrl: `http://127.0.0.1:${healthPort}/healthz`, ...options },
+    );
+    return { healthPort, process };
+  });
   return { process, healthPort, stop: () => process.stop() };
 }
