@@ -2,7 +2,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { MemoryError } from '@engram/contracts';
-import { because, eventually, recordingLogger, silentLogger, smallDisk, type SmallDisk } from '@engram/testing';
+import { vectorToBase64, type Embedder } from '@engram/embeddings';
+import { because, ClusteredVectors, eventually, recordingLogger, silentLogger, smallDisk, type SmallDisk } from '@engram/testing';
 import type { MemoryService } from '../writes/memory-service.js';
 import { openMemoryService } from './open-memory-service.js';
 import { verifyDataDir } from './rebuild.js';
@@ -171,5 +172,45 @@ describe('a full data disk', () => {
     await service.close();
     service = await openRecorded();
     expect(await service.get({ pool: 'full', id: entry.id })).toMatchObject({ referenceCount: 1 });
+  });
+
+  it("refuses the worker's vectors as unavailable while the disk is full, and takes them once there is room", async () => {
+    await service.close();
+    const clustered = new ClusteredVectors({ dimensions: 1_536, topics: 10, subtopicsPerTopic: 4 });
+    const embedder: Embedder = { model: 'clustered', embed: async (texts) => texts.map((text) => clustered.vector(text)) };
+    service = await openMemoryService({
+      dataDir: disk.path,
+      tier1MaxChars: 400,
+      logger: silentLogger(),
+      diskFullRetryMs: 50,
+      embeddings: { embedder, queryTimeoutMs: 1_000, minSimilarity: 0.3 },
+    });
+    for (let index = 0; index < 12; index++) await service.store({ ...person, content: `fact ${index}` });
+    const vectorsOfMissing = async () => {
+      const missing = await service.vectors!.missing({ pool: 'full', model: 'clustered', limit: 100 });
+      const made = await embedder.embed(missing.map((text) => text.content));
+      return { model: 'clustered', vectors: missing.map((text, index) => ({ hash: text.hash, vector: vectorToBase64(made[index]!) })) };
+    };
+    const request = await vectorsOfMissing();
+    expect(request.vectors).toHaveLength(12);
+
+    disk.fill();
+    // 12 vectors of 6 KiB each: more than a full file system has left in its last pages.
+    await expect(service.vectors!.storeVectors(request)).rejects.toMatchObject({
+      name: 'MemoryError',
+      code: 'unavailable',
+      message: expect.stringMatching(/^the data disk is full .*the vectors were not stored/),
+    });
+    expect((await service.ping({})).diskFull).not.toBeNull();
+    // While writes are refused, vectors are refused too (a small batch would still fit, and find the index stale).
+    await expect(service.vectors!.storeVectors({ ...request, vectors: request.vectors.slice(0, 1) })).rejects.toMatchObject({
+      code: 'unavailable',
+      message: expect.stringContaining('the data disk is full'),
+    });
+
+    disk.free();
+    await eventually(async () => expect((await service.ping({})).diskFull).toBeNull(), { timeout: 15_000 });
+    expect(await service.vectors!.storeVectors(await vectorsOfMissing())).toEqual({ stored: 12 });
+    expect((await service.vectors!.missing({ pool: 'full', model: 'clustered', limit: 100 })).length).toBe(0);
   });
 });

@@ -92,7 +92,6 @@ export class MemoryService {
 
   constructor(private readonly deps: MemoryServiceDeps) {
     this.commits = deps.commits;
-    this.vectors = deps.vectors ?? null;
     this.diskFull = new DiskFull({
       dir: deps.dataDir ?? '.',
       heal: () => this.heal(),
@@ -101,6 +100,7 @@ export class MemoryService {
       ...(deps.diskFullRetryMs ? { retryMs: deps.diskFullRetryMs } : {}),
     });
     this.pipeline = new WritePipeline({ ...deps, diskFull: this.diskFull, newId: deps.newId ?? newMemoryId });
+    this.vectors = deps.vectors?.onDisk(this.diskFull) ?? null;
     if (deps.startedFull) this.diskFull.enter(deps.startedFull);
     this.references = searchReferences({ ...deps, pipeline: this.pipeline, writesRefused: () => this.diskFull.current !== null });
     this.reads = new MemoryReads({ ...deps, recordHits: (...hits) => this.references.add(...hits) });
