@@ -54,16 +54,37 @@ export function binaryCode(vector: Float32Array): Int32Array {
   return code;
 }
 
-/** Bits set in each 16-bit value: two look-ups count a 32-bit word. */
-const BITS_IN = new Uint8Array(1 << 16);
-for (let value = 1; value < BITS_IN.length; value++) BITS_IN[value] = BITS_IN[value >> 1]! + (value & 1);
-
-/** How many bits differ between code `a` and the code at word `offset` of `codes` (same length as `a`). */
-export function hammingDistance(a: Int32Array, codes: Int32Array, offset: number): number {
+/**
+ * How many bits differ between `words` words of code `a` and those at word `offset` of `codes`
+ * (from word 0 of `a`; all of `a` by default). Bits are counted in parallel within each word (SWAR),
+ * four words at a time summed per byte before one multiply adds the bytes: about twice as fast as
+ * looking up 16-bit halves in a table, which the scan of a pool's codes spends most of its time on.
+ */
+export function hammingDistance(a: Int32Array, codes: Int32Array, offset: number, words = a.length): number {
   let distance = 0;
-  for (let word = 0; word < a.length; word++) {
-    const differ = a[word]! ^ codes[offset + word]!;
-    distance += BITS_IN[differ & 0xffff]! + BITS_IN[differ >>> 16]!;
+  let word = 0;
+  for (; word + 4 <= words; word += 4) {
+    let x0 = a[word]! ^ codes[offset + word]!;
+    let x1 = a[word + 1]! ^ codes[offset + word + 1]!;
+    let x2 = a[word + 2]! ^ codes[offset + word + 2]!;
+    let x3 = a[word + 3]! ^ codes[offset + word + 3]!;
+    x0 -= (x0 >>> 1) & 0x55555555;
+    x1 -= (x1 >>> 1) & 0x55555555;
+    x2 -= (x2 >>> 1) & 0x55555555;
+    x3 -= (x3 >>> 1) & 0x55555555;
+    x0 = (x0 & 0x33333333) + ((x0 >>> 2) & 0x33333333);
+    x1 = (x1 & 0x33333333) + ((x1 >>> 2) & 0x33333333);
+    x2 = (x2 & 0x33333333) + ((x2 >>> 2) & 0x33333333);
+    x3 = (x3 & 0x33333333) + ((x3 >>> 2) & 0x33333333);
+    // Each byte now holds at most 4 x 8 = 32: the four words' byte counts add without carrying over.
+    const bytes = ((x0 + (x0 >>> 4)) & 0x0f0f0f0f) + ((x1 + (x1 >>> 4)) & 0x0f0f0f0f) + ((x2 + (x2 >>> 4)) & 0x0f0f0f0f) + ((x3 + (x3 >>> 4)) & 0x0f0f0f0f);
+    distance += Math.imul(bytes, 0x01010101) >>> 24;
+  }
+  for (; word < words; word++) {
+    let x = a[word]! ^ codes[offset + word]!;
+    x -= (x >>> 1) & 0x55555555;
+    x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+    distance += Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
   }
   return distance;
 }

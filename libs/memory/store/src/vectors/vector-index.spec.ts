@@ -82,6 +82,29 @@ describe('VectorIndex', () => {
     expect(built.candidates({ pool: 'big', code: code(321, -321), count: 1, includeArchived: false })[0]?.id).toBe('m321');
   });
 
+  it("finds the closest full codes in a pool large enough for the prefix stage, not the entries whose prefix alone is close", () => {
+    let state = 7;
+    const random = (): number => {
+      state = (Math.imul(state, 1103515245) + 12345) | 0;
+      return state;
+    };
+    const base = Int32Array.from({ length: 64 }, random);
+    const flipped = (bits: number): Int32Array => {
+      const copy = Int32Array.from(base);
+      for (let bit = 0; bit < bits; bit++) copy[(bit * 7) % 64]! ^= 1 << (bit % 32);
+      return copy;
+    };
+    const built = new VectorIndex();
+    for (let i = 0; i < 3_000; i++) built.set(entry(`random-${i}`, 'big', Int32Array.from({ length: 64 }, random)));
+    for (let k = 1; k <= 5; k++) built.set(entry(`near-${k}`, 'big', flipped(k * 20)));
+    // Same first 512 bits as the query, random after them: ~768 bits away in all.
+    const prefixTwin = Int32Array.from({ length: 64 }, (_, word) => (word < 16 ? base[word]! : random()));
+    built.set(entry('prefix-twin', 'big', prefixTwin));
+
+    const found = built.candidates({ pool: 'big', code: base, count: 5, includeArchived: false }).map((c) => c.id);
+    expect(found.sort()).toEqual(['near-1', 'near-2', 'near-3', 'near-4', 'near-5']);
+  });
+
   it('refuses codes of another length than the first', () => {
     const built = index();
     expect(() => built.set(entry('short', 'work', code(1)))).toThrow(/words/);

@@ -26,18 +26,32 @@ export interface Candidate {
 }
 
 const INITIAL_SLOTS = 64;
+/**
+ * Words of each code's first stage: 512 of its bits, themselves a binary code of the vector (each bit
+ * is one random hyperplane's side), which estimates the angle more coarsely at a quarter of the cost.
+ */
+const PREFIX_WORDS = 16;
+/** The first stage keeps this many entries for each candidate asked for; their full codes choose among them. */
+const PREFIX_KEEP_FACTOR = 10;
 
-/** One pool's entries in slots: codes side by side in one array, so a scan walks memory in order. */
+/**
+ * One pool's entries in slots: codes side by side in one array, so a scan walks memory in order, and
+ * their prefixes side by side in another, so the first stage reads only them.
+ */
 class PoolSlots {
   ids: string[] = [];
   hashes: string[] = [];
   archived: boolean[] = [];
   categories: (Category | null)[] = [];
   codes: Int32Array;
+  prefixes: Int32Array;
+  readonly prefixWords: number;
   readonly slotOf = new Map<string, number>();
 
   constructor(readonly words: number) {
+    this.prefixWords = Math.min(PREFIX_WORDS, words);
     this.codes = new Int32Array(INITIAL_SLOTS * words);
+    this.prefixes = new Int32Array(INITIAL_SLOTS * this.prefixWords);
   }
 
   get size(): number {
@@ -52,6 +66,9 @@ class PoolSlots {
         const grown = new Int32Array(this.codes.length * 2);
         grown.set(this.codes);
         this.codes = grown;
+        const grownPrefixes = new Int32Array(this.prefixes.length * 2);
+        grownPrefixes.set(this.prefixes);
+        this.prefixes = grownPrefixes;
       }
       this.slotOf.set(entry.id, slot);
     }
@@ -60,6 +77,7 @@ class PoolSlots {
     this.archived[slot] = entry.archived;
     this.categories[slot] = entry.category;
     this.codes.set(entry.code, slot * this.words);
+    this.prefixes.set(entry.code.subarray(0, this.prefixWords), slot * this.prefixWords);
   }
 
   /** The last slot moves into the freed one. */
@@ -73,6 +91,7 @@ class PoolSlots {
       this.archived[slot] = this.archived[last]!;
       this.categories[slot] = this.categories[last]!;
       this.codes.copyWithin(slot * this.words, last * this.words, (last + 1) * this.words);
+      this.prefixes.copyWithin(slot * this.prefixWords, last * this.prefixWords, (last + 1) * this.prefixWords);
       this.slotOf.set(this.ids[slot], slot);
     }
     this.ids.pop();
@@ -137,8 +156,11 @@ export class VectorIndex {
   /**
    * The `count` entries of the pool whose codes are closest to the query's (fewer when the pool has
    * fewer; more when several share the distance at the cut), among those the filters let through.
-   * One pass counts the bits, a histogram of the distances finds the cut, a second pass collects:
-   * linear in the pool's size, whatever `count` is.
+   * In a pool of more than PREFIX_KEEP_FACTOR x `count` entries, a first stage counts the differing
+   * bits of the codes' prefixes and keeps the closest PREFIX_KEEP_FACTOR x `count`, among which the
+   * full codes choose; smaller pools, and an exact scan (`count` infinite), compare full codes only.
+   * Each stage counts the bits in one pass, finds its cut in a histogram of the distances and
+   * collects in a second pass: linear in the pool's size, whatever `count` is.
    */
   candidates(query: CandidateQuery): Candidate[] {
     const slots = this.pools.get(query.pool);
@@ -147,26 +169,40 @@ export class VectorIndex {
       throw new Error(`the query's code has ${query.code.length * 32} bits, the pool's codes ${slots.words * 32}: vectors of another size`);
     }
     const category = query.category ?? null;
-    const eligible = (slot: number): boolean =>
-      (query.includeArchived || !slots.archived[slot]) && (category === null || slots.categories[slot] === category);
-    const maxDistance = slots.words * 32;
-    const distances = new Uint16Array(slots.size);
-    const histogram = new Uint32Array(maxDistance + 2);
-    for (let slot = 0; slot < slots.size; slot++) {
-      // Entries the filters exclude are pushed past every real distance.
-      const distance = eligible(slot) ? hammingDistance(query.code, slots.codes, slot * slots.words) : maxDistance + 1;
-      distances[slot] = distance;
-      histogram[distance]!++;
+    const size = slots.size;
+    const keep = query.count * PREFIX_KEEP_FACTOR;
+    const { prefixes, prefixWords } = slots;
+    // Entries the filters exclude get a distance past every real one, and are never chosen.
+    const excluded = (keep < size ? prefixWords : slots.words) * 32 + 1;
+    const distances = new Uint16Array(size);
+    for (let slot = 0; slot < size; slot++) {
+      const eligible = (query.includeArchived || !slots.archived[slot]) && (category === null || slots.categories[slot] === category);
+      distances[slot] = !eligible ? excluded : keep < size ? hammingDistance(query.code, prefixes, slot * prefixWords, prefixWords) : 0;
     }
-    let cut = 0;
-    for (let seen = 0; cut <= maxDistance; cut++) {
-      seen += histogram[cut]!;
-      if (seen >= query.count) break;
-    }
+    const chosen = closest(distances, keep, excluded);
+    for (let i = 0; i < chosen.length; i++) distances[i] = hammingDistance(query.code, slots.codes, chosen[i]! * slots.words);
     const found: Candidate[] = [];
-    for (let slot = 0; slot < slots.size; slot++) {
-      if (distances[slot]! <= Math.min(cut, maxDistance)) found.push({ id: slots.ids[slot]!, hash: slots.hashes[slot]! });
+    for (const i of closest(distances.subarray(0, chosen.length), query.count, slots.words * 32 + 1)) {
+      const slot = chosen[i]!;
+      found.push({ id: slots.ids[slot]!, hash: slots.hashes[slot]! });
     }
     return found;
   }
+}
+
+/**
+ * The indexes of the `count` smallest distances (all when there are fewer; ties at the cut too), in
+ * order, leaving out those at `excluded`. A histogram of the distances finds the cut: linear, whatever `count` is.
+ */
+function closest(distances: Uint16Array, count: number, excluded: number): Int32Array {
+  const histogram = new Uint32Array(excluded + 1);
+  for (let i = 0; i < distances.length; i++) histogram[distances[i]!]!++;
+  let cut = 0;
+  for (let seen = histogram[0]!; seen < count && cut < excluded - 1; ) seen += histogram[++cut]!;
+  let kept = 0;
+  for (let i = 0; i < distances.length; i++) if (distances[i]! <= cut) kept++;
+  const chosen = new Int32Array(kept);
+  kept = 0;
+  for (let i = 0; i < distances.length; i++) if (distances[i]! <= cut) chosen[kept++] = i;
+  return chosen;
 }
