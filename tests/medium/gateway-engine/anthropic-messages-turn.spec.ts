@@ -3,6 +3,7 @@ import type { Message } from '@anthropic-ai/sdk/resources/messages';
 import { describe, expect, it } from '@jest/globals';
 import { AnthropicMessagesAdapter, type AnthropicBlock, type AnthropicRequest } from '@engram/gateway-engine';
 import { memoryServicePerTest } from '../../../libs/memory/store/src/testing/memory-service-per-test.js';
+import { askAnthropic } from '../../../libs/gateway/engine/src/testing/anthropic-ask.js';
 import { scriptedTurn, type ScriptedReply } from '../../support/engine-turn.js';
 import { memoryInProcess } from '../../support/memory-in-process.js';
 
@@ -100,12 +101,7 @@ async function assemble(sse: string): Promise<Message> {
   return MessageStream.fromReadableStream(body).finalMessage();
 }
 
-const ask = (content: string, extra: Partial<AnthropicRequest> = {}): AnthropicRequest => ({
-  model: 'claude-x',
-  max_tokens: 100,
-  messages: [{ role: 'user', content }],
-  ...extra,
-});
+const ask = askAnthropic;
 
 describe('runTurn with the Anthropic adapter, streaming', () => {
   it('runs a memory search out of sight and streams one message with gap-free indexes and summed usage', async () => {

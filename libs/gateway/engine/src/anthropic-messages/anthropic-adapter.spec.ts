@@ -1,19 +1,14 @@
 import { describe, expect, it } from '@jest/globals';
 import { MEMORY_TOOLS } from '../memory-tools.js';
 import { AnthropicMessagesAdapter } from './anthropic-adapter.js';
-import type { AnthropicRequest } from './anthropic-types.js';
+import { askAnthropic } from '../testing/anthropic-ask.js';
 
 // The loop with this adapter runs against the real memory service: tests/medium/gateway-engine/anthropic-messages-turn.spec.ts.
 
 const adapter = new AnthropicMessagesAdapter();
 const TIER1 = '<engram-memory>\n- prefers fish shell\n</engram-memory>';
 
-const ask = (content: string, extra: Partial<AnthropicRequest> = {}): AnthropicRequest => ({
-  model: 'claude-x',
-  max_tokens: 100,
-  messages: [{ role: 'user', content }],
-  ...extra,
-});
+const ask = askAnthropic;
 
 describe('AnthropicMessagesAdapter.withMemory', () => {
   it('appends Tier 1 to system in every shape, keeping cache_control blocks as they were', () => {
