@@ -1,17 +1,17 @@
 import { Controller, Inject, Param, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { takeOver } from '../http/client-call.js';
-import { SURFACES, TOKEN_COUNT_SERVICE, TURN_SERVICE } from '../gateway.tokens.js';
-import type { TokenCountService } from '../services/token-count.service.js';
-import type { TurnService } from '../services/turn.service.js';
+import { SURFACES } from '../gateway.tokens.js';
+import { TokenCountService } from '../services/token-count.service.js';
+import { TurnService } from '../services/turn.service.js';
 import type { Surfaces } from '../services/surface-request.js';
 
 /** Anthropic Messages for Claude Code (`ANTHROPIC_BASE_URL`), at the root or under a pool prefix. */
 @Controller()
 export class AnthropicMessagesController {
   constructor(
-    @Inject(TURN_SERVICE) private readonly turns: TurnService,
-    @Inject(TOKEN_COUNT_SERVICE) private readonly tokenCounts: TokenCountService,
+    @Inject(TurnService) private readonly turns: TurnService,
+    @Inject(TokenCountService) private readonly tokenCounts: TokenCountService,
     @Inject(SURFACES) private readonly surfaces: Surfaces,
   ) {}
 

@@ -1,15 +1,15 @@
 import { Controller, Inject, Param, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { SURFACES, TURN_SERVICE } from '../gateway.tokens.js';
+import { SURFACES } from '../gateway.tokens.js';
 import { takeOver } from '../http/client-call.js';
 import type { Surfaces } from '../services/surface-request.js';
-import type { TurnService } from '../services/turn.service.js';
+import { TurnService } from '../services/turn.service.js';
 
 /** OpenAI Chat Completions, at the root or under a pool prefix. */
 @Controller()
 export class ChatCompletionsController {
   constructor(
-    @Inject(TURN_SERVICE) private readonly turns: TurnService,
+    @Inject(TurnService) private readonly turns: TurnService,
     @Inject(SURFACES) private readonly surfaces: Surfaces,
   ) {}
 

@@ -1,16 +1,15 @@
 import { Controller, Get, Header, Inject, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ACCESS_SERVICE, HEALTH_SERVICE, METRICS } from '../gateway.tokens.js';
-import type { MetricsRepository } from '../repositories/metrics.repository.js';
-import type { AccessService } from '../services/access.service.js';
-import type { HealthService, Readiness } from '../services/health.service.js';
+import { MetricsRepository } from '../repositories/metrics.repository.js';
+import { AccessService } from '../services/access.service.js';
+import { HealthService, type Readiness } from '../services/health.service.js';
 
 @Controller()
 export class HealthController {
   constructor(
-    @Inject(HEALTH_SERVICE) private readonly health: HealthService,
-    @Inject(METRICS) private readonly metrics: MetricsRepository,
-    @Inject(ACCESS_SERVICE) private readonly access: AccessService,
+    @Inject(HealthService) private readonly health: HealthService,
+    @Inject(MetricsRepository) private readonly metrics: MetricsRepository,
+    @Inject(AccessService) private readonly access: AccessService,
   ) {}
 
   /** The process is up. */

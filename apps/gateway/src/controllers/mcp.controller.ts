@@ -1,12 +1,11 @@
 import { All, Controller, Inject, Param, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { MCP_SERVICE } from '../gateway.tokens.js';
-import type { McpService } from '../services/mcp.service.js';
+import { McpService } from '../services/mcp.service.js';
 
 /** MCP (Streamable HTTP) with the memory tools, at the root or under a pool prefix. */
 @Controller()
 export class McpController {
-  constructor(@Inject(MCP_SERVICE) private readonly mcp: McpService) {}
+  constructor(@Inject(McpService) private readonly mcp: McpService) {}
 
   @All('mcp')
   serve(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {

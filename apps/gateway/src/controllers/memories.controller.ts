@@ -1,16 +1,15 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query, Req } from '@nestjs/common';
 import { parseJsonBody } from '@engram/gateway-engine';
 import type { FastifyRequest } from 'fastify';
-import { ACCESS_SERVICE, MEMORY_REST_SERVICE } from '../gateway.tokens.js';
-import type { AccessService } from '../services/access.service.js';
-import type { MemoryRestService } from '../services/memory-rest.service.js';
+import { AccessService } from '../services/access.service.js';
+import { MemoryRestService } from '../services/memory-rest.service.js';
 
 /** Memory REST (docs/DESIGN.md, "Gateway HTTP surface"): same keys and pool rules as the model endpoints. */
 @Controller('engram/pools/:pool')
 export class MemoriesController {
   constructor(
-    @Inject(ACCESS_SERVICE) private readonly access: AccessService,
-    @Inject(MEMORY_REST_SERVICE) private readonly memories: MemoryRestService,
+    @Inject(AccessService) private readonly access: AccessService,
+    @Inject(MemoryRestService) private readonly memories: MemoryRestService,
   ) {}
 
   @Get('memories')

@@ -1,9 +1,9 @@
 import { All, Controller, Inject, Param, Req, Res } from '@nestjs/common';
 import { EngramHttpError, passthroughPath, relay } from '@engram/gateway-engine';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ACCESS_SERVICE, SURFACES } from '../gateway.tokens.js';
+import { SURFACES } from '../gateway.tokens.js';
 import { takeOver } from '../http/client-call.js';
-import type { AccessService } from '../services/access.service.js';
+import { AccessService } from '../services/access.service.js';
 import { SurfaceRequest, type Surfaces } from '../services/surface-request.js';
 
 /**
@@ -16,7 +16,7 @@ import { SurfaceRequest, type Surfaces } from '../services/surface-request.js';
 @Controller()
 export class PassthroughController {
   constructor(
-    @Inject(ACCESS_SERVICE) private readonly access: AccessService,
+    @Inject(AccessService) private readonly access: AccessService,
     @Inject(SURFACES) private readonly surfaces: Surfaces,
   ) {}
 
@@ -33,7 +33,7 @@ export class PassthroughController {
   private async relay(fastifyRequest: FastifyRequest, reply: FastifyReply, pool: string | undefined): Promise<void> {
     const call = takeOver(fastifyRequest, reply);
     const anthropic = call.headers['anthropic-version'] !== undefined;
-    const request = new SurfaceRequest(anthropic ? this.surfaces.messages : this.surfaces.chat, call);
+    const request = anthropic ? new SurfaceRequest(this.surfaces.messages, call) : new SurfaceRequest(this.surfaces.chat, call);
     if (request.pool(this.access, pool) === null) return;
     let clientPath: string;
     try {

@@ -1,15 +1,14 @@
 import { Controller, Get, Inject, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { ACCESS_SERVICE, MEMORY_REST_SERVICE } from '../gateway.tokens.js';
-import type { AccessService } from '../services/access.service.js';
-import type { MemoryRestService } from '../services/memory-rest.service.js';
+import { AccessService } from '../services/access.service.js';
+import { MemoryRestService } from '../services/memory-rest.service.js';
 
 /** `GET /engram/pools`: the pools the presented key reaches, for the console's first page. */
 @Controller('engram/pools')
 export class PoolsController {
   constructor(
-    @Inject(ACCESS_SERVICE) private readonly access: AccessService,
-    @Inject(MEMORY_REST_SERVICE) private readonly memories: MemoryRestService,
+    @Inject(AccessService) private readonly access: AccessService,
+    @Inject(MemoryRestService) private readonly memories: MemoryRestService,
   ) {}
 
   @Get()

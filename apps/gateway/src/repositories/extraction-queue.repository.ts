@@ -1,22 +1,30 @@
+import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { MemoryPattern, type MemoryClient } from '@engram/contracts';
 import { JobName, jobOptionsFor, queueOfJob, type ExtractExchangeData, type JobItem } from '@engram/jobs';
 import type { ExtractionPort } from '@engram/gateway-engine';
 import type { Logger } from '@engram/observability';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { LOGGER, MEMORY_CLIENT, REDIS } from '../gateway.tokens.js';
 
 /**
  * Hands exchanges with memory suggestions to the worker's extraction queue. With Redis down the
  * memory service keeps them on disk instead (memory.spool-extraction); never fatal, never waited for.
  */
-export class ExtractionQueueRepository implements ExtractionPort {
+@Injectable()
+export class ExtractionQueueRepository implements ExtractionPort, OnApplicationShutdown {
   private queue: Queue | undefined;
 
   constructor(
-    private readonly redis: Redis,
-    private readonly memory: Pick<MemoryClient, 'call'>,
-    private readonly logger: Logger,
+    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(MEMORY_CLIENT) private readonly memory: Pick<MemoryClient, 'call'>,
+    @Inject(LOGGER) private readonly logger: Logger,
   ) {}
+
+  /** After the HTTP server has answered its last request (Nest's shutdown). */
+  onApplicationShutdown(): Promise<void> {
+    return this.close();
+  }
 
   enqueue(data: ExtractExchangeData): void {
     // The connection fails fast; a Queue set up on it before it is ready keeps that first failure.

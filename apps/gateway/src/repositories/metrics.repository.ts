@@ -1,8 +1,10 @@
+import { Injectable } from '@nestjs/common';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export type ErrorKind = 'upstream' | 'upstream_status' | 'client_abort' | 'internal' | 'bad_request' | 'auth' | 'memory_unavailable';
 
 /** Prometheus metrics of the gateway, served on GET /metrics. */
+@Injectable()
 export class MetricsRepository {
   readonly registry = new Registry();
   private readonly requests = new Counter({

@@ -74,6 +74,11 @@ export class UpstreamRepository {
     };
   }
 
+  /** After the HTTP server has answered its last request (Nest's shutdown). */
+  onApplicationShutdown(): Promise<void> {
+    return this.close();
+  }
+
   async close(): Promise<void> {
     await this.pool.close();
   }

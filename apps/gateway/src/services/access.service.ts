@@ -1,17 +1,21 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { Inject, Injectable } from '@nestjs/common';
+import type { EngramConfig } from '@engram/config';
 import { type ApiKeys, clientError, MetricsAccess, presentedKey, selectPool, type EngramHttpError, type PoolGrant } from '@engram/gateway-engine';
+import { API_KEYS, CONFIG } from '../gateway.tokens.js';
 
 export type AccessDecision = { readonly pool: string; readonly error?: undefined } | { readonly pool?: undefined; readonly error: EngramHttpError };
 
 /** Who may call, and which pool a request works on (docs/DESIGN.md, "Pools"), for every surface. */
+@Injectable()
 export class AccessService {
   private readonly metrics: MetricsAccess;
 
   constructor(
-    private readonly keys: ApiKeys,
-    metricsToken?: string,
+    @Inject(API_KEYS) private readonly keys: ApiKeys,
+    @Inject(CONFIG) config: Partial<Pick<EngramConfig, 'metricsToken'>> = {},
   ) {
-    this.metrics = new MetricsAccess(keys, metricsToken);
+    this.metrics = new MetricsAccess(keys, config.metricsToken);
   }
 
   /** `/metrics`: an Engram key or METRICS_TOKEN (open only in open mode without METRICS_TOKEN); null when allowed. */

@@ -1,7 +1,10 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { EngramConfig } from '@engram/config';
 import type { MemoryClient, ReplicaReadiness } from '@engram/contracts';
-import type { AuthMode } from '@engram/gateway-engine';
+import { authMode, type ApiKeys, type AuthMode } from '@engram/gateway-engine';
 import { pingRedis } from '@engram/observability';
 import type { Redis } from 'ioredis';
+import { API_KEYS, CONFIG, MEMORY_CLIENT, REDIS } from '../gateway.tokens.js';
 
 type MemoryState = 'up' | 'down' | 'read-only';
 
@@ -33,13 +36,21 @@ export interface Readiness {
 }
 
 /** `/readyz`: whether memory (each replica) and Redis answer right now, which one is missing, whether memory takes writes, and whether keys are required. */
+@Injectable()
 export class HealthService {
+  private readonly timeoutMs: number;
+  private readonly auth: AuthMode;
+
   constructor(
-    private readonly memory: Pick<MemoryClient, 'readiness'>,
-    private readonly redis: Redis,
-    private readonly timeoutMs: number,
-    private readonly auth: AuthMode,
-  ) {}
+    @Inject(MEMORY_CLIENT) private readonly memory: Pick<MemoryClient, 'readiness'>,
+    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(CONFIG) config: Pick<EngramConfig, 'memory'>,
+    @Inject(API_KEYS) keys: ApiKeys,
+  ) {
+    // A probe answers quickly: a second at most, less when memory calls have a shorter deadline.
+    this.timeoutMs = Math.min(config.memory.rpcTimeoutMs, 1_000);
+    this.auth = authMode(keys);
+  }
 
   async readiness(): Promise<Readiness> {
     const [replicas, redis] = await Promise.all([this.memory.readiness(this.timeoutMs), pingRedis(this.redis, this.timeoutMs)]);

@@ -1,9 +1,18 @@
-import { createMemoryMcpServer, EngramHttpError, mcpOriginAllowed, parseJsonBody, type MemoryPort, type MemoryToolExecutor } from '@engram/gateway-engine';
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  createMemoryMcpServer,
+  EngramHttpError,
+  mcpOriginAllowed,
+  parseJsonBody,
+  type MemoryPort,
+  type MemoryToolExecutor,
+} from '@engram/gateway-engine';
 import type { Logger } from '@engram/observability';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { MetricsRepository } from '../repositories/metrics.repository.js';
-import type { AccessService } from './access.service.js';
+import { LOGGER, MEMORY_CLIENT, MEMORY_TOOL_EXECUTOR } from '../gateway.tokens.js';
+import { MetricsRepository } from '../repositories/metrics.repository.js';
+import { AccessService } from './access.service.js';
 
 export interface McpServiceDeps {
   readonly access: AccessService;
@@ -18,8 +27,19 @@ export interface McpServiceDeps {
  * request's pool, with a plain JSON response (no session, no server-sent stream), so any gateway
  * instance behind a load balancer can serve any request. Keys and pools as on every surface.
  */
+@Injectable()
 export class McpService {
-  constructor(private readonly deps: McpServiceDeps) {}
+  private readonly deps: McpServiceDeps;
+
+  constructor(
+    @Inject(AccessService) access: AccessService,
+    @Inject(MEMORY_CLIENT) memory: MemoryPort,
+    @Inject(MEMORY_TOOL_EXECUTOR) tools: McpServiceDeps['tools'],
+    @Inject(MetricsRepository) metrics: MetricsRepository,
+    @Inject(LOGGER) logger: Logger,
+  ) {
+    this.deps = { access, memory, tools, metrics, logger };
+  }
 
   async handle(request: FastifyRequest, reply: FastifyReply, pathPool: string | undefined): Promise<void> {
     const origin = request.headers.origin;

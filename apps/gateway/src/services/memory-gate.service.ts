@@ -1,6 +1,8 @@
+import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { MemoryError, type Tier1Response } from '@engram/contracts';
 import type { GatewayTier1Cache } from '@engram/gateway-engine';
 import type { Logger } from '@engram/observability';
+import { LOGGER, MEMORY_GATE_OPTIONS, TIER1_CACHE } from '../gateway.tokens.js';
 
 export interface MemoryGateOptions {
   /** After a failure, requests skip memory this long before asking again. */
@@ -17,16 +19,25 @@ export interface MemoryGateOptions {
  * After a failure (on a request or in the background probe) requests skip memory without waiting
  * until it answers again, and the outage is logged once when it starts and once when it ends.
  */
-export class MemoryGate {
+@Injectable()
+export class MemoryGate implements OnApplicationBootstrap, OnModuleDestroy {
   private downUntil = 0;
   private down = false;
   private probe: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly cache: GatewayTier1Cache,
-    private readonly logger: Logger,
-    private readonly options: MemoryGateOptions,
+    @Inject(TIER1_CACHE) private readonly cache: GatewayTier1Cache,
+    @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(MEMORY_GATE_OPTIONS) private readonly options: MemoryGateOptions,
   ) {}
+
+  onApplicationBootstrap(): void {
+    this.start();
+  }
+
+  onModuleDestroy(): void {
+    this.stop();
+  }
 
   start(): void {
     this.probe = setInterval(() => {

@@ -1,6 +1,8 @@
+import { Inject, Injectable } from '@nestjs/common';
 import type { Tier1Response } from '@engram/contracts';
 import type { MemoryToolDefinition, WireAdapter } from '@engram/gateway-engine';
-import type { MemoryGate } from './memory-gate.service.js';
+import { OFFERED_TOOLS } from '../gateway.tokens.js';
+import { MemoryGate } from './memory-gate.service.js';
 
 /** A request with the pool's memory in it, and the Tier 1 it carries. */
 export interface WithMemory<R> {
@@ -13,10 +15,11 @@ export interface WithMemory<R> {
  * Tier 1 block in the system prompt and the memory tools offered (none when the loop may run no
  * memory round), through the surface's adapter.
  */
+@Injectable()
 export class MemoryInjection {
   constructor(
-    private readonly gate: Pick<MemoryGate, 'tier1'>,
-    private readonly tools: readonly MemoryToolDefinition[],
+    @Inject(MemoryGate) private readonly gate: Pick<MemoryGate, 'tier1'>,
+    @Inject(OFFERED_TOOLS) private readonly tools: readonly MemoryToolDefinition[],
   ) {}
 
   /** The request with memory added; null when memory is unavailable, so the request goes out without it (fail open). */

@@ -1,3 +1,4 @@
+import { Inject, Injectable } from '@nestjs/common';
 import {
   IDEMPOTENCY_KEY_PATTERN,
   MemoryError,
@@ -23,6 +24,7 @@ import {
   type GatewayTier1Cache,
 } from '@engram/gateway-engine';
 import { z } from 'zod';
+import { MEMORY_CLIENT, OFFERED_TOOLS, TIER1_CACHE } from '../gateway.tokens.js';
 
 // The bodies are the memory requests' own fields (their schemas in @engram/contracts), and nothing else.
 const CreateBody = StoreRequestSchema.pick({ content: true, type: true, category: true }).strict();
@@ -73,12 +75,13 @@ const TYPE_OF = (code: MemoryErrorCode): string =>
   code === 'unavailable' || code === 'unauthorized' ? 'service_unavailable' : code === 'internal' ? 'server_error' : 'invalid_request_error';
 
 /** Memory REST for people, the CLI and a UI: the same memory service, actor `user`. */
+@Injectable()
 export class MemoryRestService {
   constructor(
-    private readonly memory: Pick<MemoryClient, 'call'>,
-    private readonly cache: GatewayTier1Cache,
+    @Inject(MEMORY_CLIENT) private readonly memory: Pick<MemoryClient, 'call'>,
+    @Inject(TIER1_CACHE) private readonly cache: GatewayTier1Cache,
     /** The memory tools each request is offered (none when MEMORY_TOOL_MAX_ITERATIONS is 0), for `promptTokens`. */
-    private readonly offeredTools: readonly MemoryToolDefinition[] = MEMORY_TOOLS,
+    @Inject(OFFERED_TOOLS) private readonly offeredTools: readonly MemoryToolDefinition[] = MEMORY_TOOLS,
   ) {}
 
   /**

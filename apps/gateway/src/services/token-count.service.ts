@@ -1,8 +1,10 @@
+import { Inject, Injectable } from '@nestjs/common';
 import { relay, type AnthropicRequest } from '@engram/gateway-engine';
 import type { Logger } from '@engram/observability';
 import type { ClientCall } from '../http/client-call.js';
-import type { AccessService } from './access.service.js';
-import type { MemoryInjection } from './memory-injection.js';
+import { LOGGER } from '../gateway.tokens.js';
+import { AccessService } from './access.service.js';
+import { MemoryInjection } from './memory-injection.js';
 import { SurfaceRequest, type Surface } from './surface-request.js';
 
 export interface TokenCountDeps {
@@ -19,8 +21,17 @@ const COUNT_PATH = '/v1/messages/count_tokens';
  * upstream's answer is relayed as it is. Without memory (off, or unavailable) the body goes as sent,
  * once it passed the same checks as every other surface's.
  */
+@Injectable()
 export class TokenCountService {
-  constructor(private readonly deps: TokenCountDeps) {}
+  private readonly deps: TokenCountDeps;
+
+  constructor(
+    @Inject(AccessService) access: TokenCountDeps['access'],
+    @Inject(MemoryInjection) memory: TokenCountDeps['memory'],
+    @Inject(LOGGER) logger: Logger,
+  ) {
+    this.deps = { access, memory, logger };
+  }
 
   async handle(surface: Surface<AnthropicRequest>, call: ClientCall, pathPool: string | undefined): Promise<void> {
     const request = new SurfaceRequest(surface, call);

@@ -119,15 +119,15 @@ async function newTurnService(replies: Reply[], options: { keys?: string } = {})
   const metrics = new RecordingMetrics();
   const jobs: ExtractExchangeData[] = [];
   const extraction: ExtractionPort = { enqueue: (job) => jobs.push(job) };
-  const service = new TurnService({
-    access: new AccessService(ApiKeys.parse(options.keys)),
-    memory: new MemoryInjection(gate, MEMORY_TOOLS),
-    tools: new MemoryToolExecutor(memory),
+  const service = new TurnService(
+    new AccessService(ApiKeys.parse(options.keys)),
+    new MemoryInjection(gate, MEMORY_TOOLS),
+    new MemoryToolExecutor(memory),
     extraction,
     metrics,
     logger,
-    maxIterations: 3,
-  });
+    { memoryToolMaxIterations: 3 },
+  );
   const chat: Surface<ChatRequest> = { route: 'chat.completions', adapter: new OpenAiChatAdapter(), upstream };
   const messages: Surface<AnthropicRequest> = { route: 'messages', adapter: new AnthropicMessagesAdapter(), upstream };
   return { service, chat, messages, memory, upstream, metrics, jobs, lines };

@@ -1,9 +1,13 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { EngramConfig } from '@engram/config';
 import { relay, runTurn, type ExtractionPort, type MemoryToolExecutor, type TurnObserver } from '@engram/gateway-engine';
 import type { Logger } from '@engram/observability';
 import type { ClientCall } from '../http/client-call.js';
-import type { MetricsRepository } from '../repositories/metrics.repository.js';
-import type { AccessService } from './access.service.js';
-import type { MemoryInjection } from './memory-injection.js';
+import { CONFIG, LOGGER, MEMORY_TOOL_EXECUTOR } from '../gateway.tokens.js';
+import { ExtractionQueueRepository } from '../repositories/extraction-queue.repository.js';
+import { MetricsRepository } from '../repositories/metrics.repository.js';
+import { AccessService } from './access.service.js';
+import { MemoryInjection } from './memory-injection.js';
 import { SurfaceRequest, type Surface } from './surface-request.js';
 
 export interface TurnServiceDeps {
@@ -20,11 +24,22 @@ export interface TurnServiceDeps {
  * Serves one model request on any surface: access and pool, body, then either the memory turn
  * (Tier 1 + tools + loop) or a verbatim relay when memory is off for this request or unavailable.
  */
+@Injectable()
 export class TurnService {
   private readonly observer: TurnObserver;
+  private readonly deps: TurnServiceDeps;
 
-  constructor(private readonly deps: TurnServiceDeps) {
-    const metrics = deps.metrics;
+  constructor(
+    @Inject(AccessService) access: TurnServiceDeps['access'],
+    @Inject(MemoryInjection) memory: TurnServiceDeps['memory'],
+    @Inject(MEMORY_TOOL_EXECUTOR) tools: TurnServiceDeps['tools'],
+    @Inject(ExtractionQueueRepository) extraction: ExtractionPort,
+    @Inject(MetricsRepository) metrics: TurnServiceDeps['metrics'],
+    @Inject(LOGGER) logger: Logger,
+    @Inject(CONFIG) config: Pick<EngramConfig, 'memoryToolMaxIterations'>,
+  ) {
+    const deps = { access, memory, tools, extraction, metrics, logger, maxIterations: config.memoryToolMaxIterations };
+    this.deps = deps;
     this.observer = {
       upstreamLatency: (seconds) => metrics.upstreamSeconds(seconds),
       memoryRound: () => metrics.memoryRound(),
