@@ -1,0 +1,109 @@
+import { createServer, connect, type Server, type Socket } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { eventually, silentLogger, startPostgres, tempDataDir, type TestDatabase, type TestPostgres } from '@engram/testing';
+import { openMemoryService } from './open-memory-service.js';
+import type { MemoryService } from '../writes/memory-service.js';
+
+/**
+ * The PostgreSQL event store going away under a replica and coming back: a TCP relay in front of the
+ * real server is cut (every connection reset, new ones refused) and opened again on the same port.
+ */
+class Relay {
+  private server: Server | null = null;
+  private readonly sockets = new Set<Socket>();
+  port = 0;
+
+  constructor(private readonly target: { host: string; port: number }) {}
+
+  async up(): Promise<void> {
+    const server = createServer((client) => {
+      const upstream = connect(this.target.port, this.target.host);
+      for (const socket of [client, upstream]) {
+        this.sockets.add(socket);
+        socket.on('close', () => this.sockets.delete(socket));
+        socket.on('error', () => undefined);
+      }
+      client.pipe(upstream).pipe(client);
+      client.on('close', () => upstream.destroy());
+      upstream.on('close', () => client.destroy());
+    });
+    await new Promise<void>((resolve) => server.listen(this.port, '127.0.0.1', resolve));
+    this.port = (server.address() as { port: number }).port;
+    this.server = server;
+  }
+
+  async down(): Promise<void> {
+    const server = this.server;
+    this.server = null;
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  }
+}
+
+let server: TestPostgres;
+let database: TestDatabase;
+let dir: ReturnType<typeof tempDataDir>;
+let relay: Relay;
+const running: MemoryService[] = [];
+
+beforeAll(async () => {
+  server = await startPostgres();
+});
+afterAll(async () => {
+  await server.stop();
+});
+beforeEach(async () => {
+  database = await server.database();
+  dir = tempDataDir();
+  const url = new URL(database.url);
+  relay = new Relay({ host: url.hostname, port: Number(url.port || 5432) });
+  await relay.up();
+});
+afterEach(async () => {
+  await relay.down();
+  await Promise.all(running.splice(0).map((service) => service.close().catch(() => undefined)));
+  await database.drop();
+  dir.remove();
+});
+
+async function replica(name: string, url: string): Promise<MemoryService> {
+  const service = await openMemoryService({
+    dataDir: join(dir.path, name),
+    tier1MaxChars: 400,
+    logger: silentLogger(),
+    eventStore: { url, pollMs: 100 },
+  });
+  running.push(service);
+  return service;
+}
+
+const user = { actor: 'user' as const, pool: 'team' };
+
+describe('a memory replica when PostgreSQL goes away', () => {
+  it('refuses writes as unavailable (never a false ack), keeps answering reads, and recovers by itself', async () => {
+    const viaRelay = new URL(database.url);
+    viaRelay.port = String(relay.port);
+    const cutOff = await replica('a', viaRelay.toString());
+    const other = await replica('b', database.url);
+    const before = await cutOff.store({ ...user, content: 'the build server is called hopper' });
+
+    await relay.down();
+    const refused = await cutOff.store({ ...user, content: 'written while the store is away' }).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ code: 'unavailable' });
+    // Reads answer from what the replica has, without waiting for the store.
+    const started = Date.now();
+    expect((await cutOff.get({ pool: 'team', id: before.id })).content).toBe(before.content);
+    expect((await cutOff.search({ pool: 'team', query: 'build server' })).map((hit) => hit.entry.id)).toEqual([before.id]);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    // Meanwhile another replica takes writes.
+    const elsewhere = await other.store({ ...user, content: 'the staging server runs Debian 12' });
+
+    await relay.up();
+    const after = await eventually(() => cutOff.store({ ...user, content: 'written once the store is back' }), { timeout: 10_000, interval: 200 });
+    // Caught up with what the other replica took meanwhile, and nothing it refused was stored.
+    const contents = (await cutOff.list({ pool: 'team' })).map((entry) => entry.content).sort();
+    expect(contents).toEqual([before.content, elsewhere.content, after.content].sort());
+    expect((await other.list({ pool: 'team' })).map((entry) => entry.content).sort()).toEqual(contents);
+  });
+});
