@@ -1,11 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
-import { MemoryError, MemoryPattern } from '@engram/contracts';
+import { MemoryPattern } from '@engram/contracts';
 import { createMemoryMcpServer, MemoryToolExecutor, type MemoryPort } from '@engram/gateway-engine';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { memoryServicePerTest } from '../../../libs/memory/store/src/testing/memory-service-per-test.js';
-import { memoryInProcess } from '../../support/memory-in-process.js';
+import { memoryInProcess, observed } from '../../support/memory-in-process.js';
 
 async function connect(memory: MemoryPort): Promise<Client> {
   const server = createMemoryMcpServer({ pool: 'alpha', requestId: 'req-1' }, { memory, tools: new MemoryToolExecutor(memory) });
@@ -23,13 +23,7 @@ describe('the memory MCP server against the real memory service', () => {
     Promise.all(contents.map((content) => memory.call(MemoryPattern.Store, { pool, actor: 'user', content, category: 'preference' })));
 
   it('runs the tools through the executor as actor mcp, caused by the request', async () => {
-    const requests: { pattern: string; request: unknown }[] = [];
-    const recorded: MemoryPort = {
-      call: (pattern, request) => {
-        requests.push({ pattern, request });
-        return memory.call(pattern, request);
-      },
-    };
+    const recorded = observed(memory);
     const client = await connect(recorded);
     const stored = (await client.callTool({ name: 'store_memory', arguments: { content: 'uses fish shell' } })) as CallToolResult;
     expect(stored).toEqual({
@@ -40,7 +34,7 @@ describe('the memory MCP server against the real memory service', () => {
     expect(found.content).toEqual([{ type: 'text', text: expect.stringContaining('uses fish shell') }]);
     const [event] = await memory.call(MemoryPattern.EventsAfter, { after: 0 });
     expect(event).toMatchObject({ type: 'memory.stored', pool: 'alpha', actor: 'mcp', causationId: 'req-1', data: { source: 'llm' } });
-    expect(requests.find((r) => r.pattern === MemoryPattern.Search)?.request).toMatchObject({
+    expect(recorded.calls.find((r) => r.pattern === MemoryPattern.Search)?.request).toMatchObject({
       pool: 'alpha',
       actor: 'mcp',
       recordReference: true,
@@ -49,8 +43,9 @@ describe('the memory MCP server against the real memory service', () => {
   });
 
   it('answers a call that fails, even with memory down, as a tool error rather than a protocol error', async () => {
-    const down: MemoryPort = { call: () => Promise.reject(new MemoryError('unavailable', 'memory did not answer')) };
-    const client = await connect(down);
+    // Memory down: the real service, stopped.
+    await under.service.close();
+    const client = await connect(memory);
     const result = (await client.callTool({ name: 'memory_search', arguments: { query: 'x' } })) as CallToolResult;
     expect(result).toEqual({ content: [{ type: 'text', text: 'Error: memory is unavailable right now. Answer without it.' }], isError: true });
     const malformed = (await client.callTool({ name: 'memory_search', arguments: { limit: 'ten' } })) as CallToolResult;

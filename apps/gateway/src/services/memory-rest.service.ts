@@ -233,12 +233,15 @@ export class MemoryRestService {
     try {
       return await this.memory.call(pattern, request);
     } catch (error) {
-      if (error instanceof MemoryError) {
-        throw new EngramHttpError(STATUS_OF[error.code], error.message, TYPE_OF(error.code), error.code);
-      }
+      if (error instanceof MemoryError) throw httpErrorOf(error);
       throw error;
     }
   }
+}
+
+/** Memory's answer as the HTTP error a person can act on. */
+export function httpErrorOf(error: MemoryError): EngramHttpError {
+  return new EngramHttpError(STATUS_OF[error.code], error.message, TYPE_OF(error.code), error.code);
 }
 
 function parse<T>(schema: z.ZodType<T>, value: unknown): T {
