@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Where a Docker engine answers: build the image, bring docker-compose.yml up (project engram-smoke,
-# own volumes, gateway on a free port), run the store-then-recall conversation, take it all down.
+# own volumes, gateway on a free port), run the store-then-recall conversation, take it all down; then
+# the same with docker-compose.postgres.yml on top (project engram-cluster-smoke: PostgreSQL, two memory
+# replicas, one of them stopped mid-conversation).
 # Without Docker, tests/e2e/compose-topology.e2e.spec.ts runs the same conversation against the
 # compose file's services started as local processes.
 set -euo pipefail
@@ -9,4 +11,5 @@ if ! docker info >/dev/null 2>&1; then
   echo "compose-smoke: no Docker engine answers here; nothing to do (the compose topology e2e test covers the topology)" >&2
   exit 2
 fi
-exec npx tsx tests/support/compose-smoke.ts
+npx tsx tests/support/compose-smoke.ts
+exec npx tsx tests/support/compose-postgres-smoke.ts

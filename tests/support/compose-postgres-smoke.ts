@@ -1,0 +1,175 @@
+/**
+ * `ops/compose-smoke.sh`, second part: docker-compose.yml with docker-compose.postgres.yml under Docker
+ * (project `engram-cluster-smoke`, own volumes, gateway on a free port): PostgreSQL, two memory replicas,
+ * the worker and the gateway, the password and the internal token from an env file as a person's .env.
+ * A conversation; the replica serving its pool stopped; the conversation goes on and what it stored is
+ * still found; a fact stored meanwhile is on the stopped replica once it is back. Then everything down.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { connect, createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { strict as assert } from 'node:assert';
+import { ReplicaSet } from '@engram/contracts';
+import { repoRoot } from './compose.js';
+import { DEPLOY_FACT, scriptedMemoryModel, storeThenRecall } from './compose-conversation.js';
+import { freePort } from './ports.js';
+import { readmeCommands } from './readme.js';
+import { ScriptedHttpServer } from './scripted-http.js';
+
+const project = 'engram-cluster-smoke';
+const REPLICAS = ['memory', 'memory-2'] as const;
+const LATER_FACT = 'The staging database is restored every monday';
+
+/** The scripted model listens on loopback; containers reach it through this relay on every interface. */
+async function relay(toPort: number): Promise<{ server: Server; port: number }> {
+  const server = createServer((socket) => {
+    const upstream = connect(toPort, '127.0.0.1');
+    socket.pipe(upstream).pipe(socket);
+    socket.on('error', () => upstream.destroy());
+    upstream.on('error', () => socket.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '0.0.0.0', resolve));
+  const address = server.address();
+  if (typeof address !== 'object' || !address) throw new Error('relay has no port');
+  return { server, port: address.port };
+}
+
+const upstream = await ScriptedHttpServer.start((request, response) => {
+  response.writeHead(200, { 'content-type': 'application/json' });
+  response.end(JSON.stringify(scriptedMemoryModel(request)));
+});
+const forward = await relay(Number(new URL(upstream.url).port));
+const gatewayPort = await freePort();
+const gateway = `http://127.0.0.1:${gatewayPort}`;
+const dir = mkdtempSync(join(tmpdir(), 'engram-cluster-smoke-'));
+// What a person's .env holds for this file (.env.example, "More than one machine").
+const envFile = join(dir, '.env');
+writeFileSync(
+  envFile,
+  [
+    `POSTGRES_PASSWORD=${randomBytes(18).toString('hex')}`,
+    `ENGRAM_INTERNAL_TOKEN=${randomBytes(32).toString('hex')}`,
+    `UPSTREAM_BASE_URL=http://host.docker.internal:${forward.port}/v1`,
+    'UPSTREAM_API_KEY=sk-upstream',
+    `ENGRAM_PORT=${gatewayPort}`,
+    '',
+  ].join('\n'),
+);
+const override = join(dir, 'smoke.override.yml');
+// The env file is read for ${} interpolation only; the containers get the upstream from this override.
+const upstreamEnv = { UPSTREAM_BASE_URL: `http://host.docker.internal:${forward.port}/v1`, UPSTREAM_API_KEY: 'sk-upstream' };
+const buildNetwork = process.env['ENGRAM_BUILD_NETWORK'];
+writeFileSync(
+  override,
+  JSON.stringify({
+    services: {
+      memory: buildNetwork ? { build: { network: buildNetwork } } : {},
+      gateway: { environment: upstreamEnv },
+      worker: { environment: upstreamEnv },
+    },
+  }),
+);
+const image = `engram-cluster-smoke:${process.pid}`;
+const composeEnv = { ...process.env, COMPOSE_PROJECT_NAME: project, ENGRAM_IMAGE: image };
+const composeFiles = ['-f', 'docker-compose.yml', '-f', 'docker-compose.postgres.yml', '-f', override, '--env-file', envFile];
+const compose = (...args: string[]): string =>
+  execFileSync('docker', ['compose', ...composeFiles, ...args], { cwd: repoRoot, env: composeEnv, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
+
+const started = Date.now();
+const step = (what: string): void => void process.stdout.write(`compose-postgres-smoke: ${what} (${Math.round((Date.now() - started) / 1000)} s)\n`);
+
+interface Readyz {
+  readonly checks: { readonly memory: string };
+  readonly memoryReplicas: readonly { readonly address: string; readonly state: string }[];
+}
+const readyz = async (): Promise<{ status: number; body: Readyz }> => {
+  const response = await fetch(`${gateway}/readyz`);
+  return { status: response.status, body: (await response.json()) as Readyz };
+};
+const waitFor = async (what: string, check: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> => {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check().catch(() => false))) {
+    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+};
+/** What the gateway's search of the default pool finds for `q`. */
+const search = async (q: string): Promise<string[]> => {
+  const response = await fetch(`${gateway}/engram/pools/default/memories?q=${encodeURIComponent(q)}`);
+  assert.equal(response.status, 200, `search ${q}`);
+  return ((await response.json()) as { data: { content: string }[] }).data.map((entry) => entry.content);
+};
+/** What replica `service` itself holds of the default pool (its own read model). */
+const heldBy = (service: string): string => compose('exec', '-T', service, 'npx', 'engram', 'export', '--pool', 'default', '--format', 'json');
+
+let failed = false;
+try {
+  step("building the image and bringing PostgreSQL, two memory replicas, the worker and the gateway up (the README's line)");
+  const upLine = readmeCommands().find((line) => line.includes('-f docker-compose.postgres.yml') && line.endsWith(' up -d'));
+  assert.ok(upLine, "the README lost its line 'docker compose -f docker-compose.yml -f docker-compose.postgres.yml up -d'");
+  process.stdout.write(`$ ${upLine}\n`);
+  // The README's line as this run needs it: its env file (a person's .env), the upstream override, waiting for health.
+  execFileSync(
+    'sh',
+    ['-c', upLine.replace(/ up -d$/, ` -f ${override} --env-file ${envFile} up -d --wait --wait-timeout 240`)],
+    { cwd: repoRoot, env: composeEnv, stdio: ['ignore', 'inherit', 'inherit'] },
+  );
+  const ready = await readyz();
+  assert.equal(ready.status, 200);
+  assert.deepEqual(
+    ready.body.memoryReplicas.map(({ address, state }) => [address, state]),
+    [
+      ['memory:4001', 'up'],
+      ['memory-2:4001', 'up'],
+    ],
+  );
+
+  step('a conversation: store, then recall through Tier 1');
+  assert.equal((await storeThenRecall(gateway)).recallAnswer, 'With docker compose, on your NAS.');
+  for (const service of REPLICAS) await waitFor(`${service} to hold the fact`, () => Promise.resolve(heldBy(service).includes(DEPLOY_FACT)));
+
+  // The replica the default pool's calls go to, as the gateway chooses it.
+  const serving = new ReplicaSet(REPLICAS.map((service) => ({ address: `${service}:4001`, service }))).order('default')[0]!.service;
+  const other = REPLICAS.find((service) => service !== serving)!;
+  step(`stopping ${serving}, the replica serving the default pool`);
+  compose('stop', serving);
+  const degraded = await readyz();
+  assert.equal(degraded.status, 200, 'the gateway is ready while one replica answers');
+  assert.deepEqual(
+    degraded.body.memoryReplicas.map(({ address, state }) => [address.split(':')[0], state]),
+    REPLICAS.map((service) => [service, service === serving ? 'down' : 'up']),
+  );
+
+  step(`the conversation goes on, served by ${other}`);
+  assert.equal((await storeThenRecall(gateway)).recallAnswer, 'With docker compose, on your NAS.');
+  assert.ok((await search('docker compose')).includes(DEPLOY_FACT), 'the stored fact is found with one replica stopped');
+  const later = await fetch(`${gateway}/engram/pools/default/memories`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'idempotency-key': 'cluster-smoke-later' },
+    body: JSON.stringify({ content: LATER_FACT }),
+  });
+  assert.equal(later.status, 201, 'a store with one replica stopped');
+  assert.ok((await search('staging database')).includes(LATER_FACT));
+
+  step(`starting ${serving} again: it catches up on what was stored meanwhile`);
+  compose('start', serving);
+  await waitFor('both replicas up in /readyz', async () => (await readyz()).body.memoryReplicas.every(({ state }) => state === 'up'), 180_000);
+  await waitFor(`${serving} to hold the later fact`, () => Promise.resolve(heldBy(serving).includes(LATER_FACT)));
+  assert.ok((await search('staging database')).includes(LATER_FACT), `the later fact through ${serving}`);
+  assert.ok((await search('docker compose')).includes(DEPLOY_FACT));
+  step('the cluster kept every memory across a stopped replica');
+} catch (error) {
+  failed = true;
+  process.stderr.write(`compose-postgres-smoke failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(compose('logs', '--no-color', '--tail', '100'));
+} finally {
+  compose('down', '-v', '--remove-orphans');
+  spawnSync('docker', ['rmi', image], { stdio: 'ignore' });
+  forward.server.close();
+  await upstream.close();
+  rmSync(dir, { recursive: true, force: true });
+}
+process.exit(failed ? 1 : 0);
