@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { eventually } from '@engram/testing';
+import { because, eventually } from '@engram/testing';
 import { startReplicaStack, type ReplicaStack } from '../support/memory-replicas.js';
 import { startPrivatePostgres, type PrivatePostgres } from '../support/private-postgres.js';
 import type { ChatRequestJson } from '../support/scripted-openai-upstream.js';
@@ -115,7 +115,9 @@ describe('two memory replicas while their PostgreSQL is stopped for 20 s', () =>
       const contents = new Set(listed.data.map((entry) => entry.content));
       expect(acked.filter((content) => !contents.has(content))).toEqual([]);
     });
-    for (const process of [...stack.replicas.map((replica) => replica.process), stack.gateway.process]) expect(process.child.exitCode).toBeNull();
+    for (const process of [...stack.replicas.map((replica) => replica.process), stack.gateway.process]) {
+      because(`${process.name} exited:\n${process.output().slice(-3_000)}`, () => expect(process.child.exitCode).toBeNull());
+    }
     console.info(
       `fault postgres stopped ${OUTAGE_MS} ms: ${writes.length} writes (${duringOutage.length} during the outage, all 503), ` +
         `${chats.length} chats all 200 (${chatsDuringOutage.length} during, Tier 1 injected); first write acknowledged ${recoveredMs} ms after the server was back`,
