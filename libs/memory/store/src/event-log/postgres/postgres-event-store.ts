@@ -167,6 +167,11 @@ export class PostgresEventStore implements EventStore {
    * when PostgreSQL does not answer or the copy did not get there in time: the caller reads what it has.
    */
   async caughtUp(timeoutMs: number): Promise<boolean> {
+    // Known not to answer (the poll clears this once it does): no read waits for a connection attempt.
+    if (this.unreachableSince !== null) {
+      void this.poll();
+      return false;
+    }
     let target: number;
     try {
       const { rows } = await this.pool.query<{ seq: string }>('SELECT seq FROM event_position');
