@@ -84,17 +84,23 @@ function thinkMsOf(requestBody: Record<string, unknown>): number {
 }
 
 /** One chat completion request from a bench client. */
-function post(pool: Pool, requestBody: string): ReturnType<Pool['request']> {
+function post(pool: Pool, requestBody: string, headers: Readonly<Record<string, string>> = {}): ReturnType<Pool['request']> {
   return pool.request({
     method: 'POST',
     path: '/v1/chat/completions',
-    headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' },
+    headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench', ...headers },
     body: requestBody,
   });
 }
 
 /** Sends `count` requests with `concurrency` in flight; returns each one's latency in ms (to full body) less its think time. */
-async function load(pool: Pool, payload: Payload, count: number, concurrency: number): Promise<number[]> {
+async function load(
+  pool: Pool,
+  payload: Payload,
+  count: number,
+  concurrency: number,
+  headers: Readonly<Record<string, string>> = {},
+): Promise<number[]> {
   const latencies: number[] = [];
   let next = 0;
   const client = async (worker: number): Promise<void> => {
@@ -103,7 +109,7 @@ async function load(pool: Pool, payload: Payload, count: number, concurrency: nu
       next++;
       const { body: requestBody, thinkMs } = payload.request(worker, k);
       const started = performance.now();
-      const response = await post(pool, requestBody);
+      const response = await post(pool, requestBody, headers);
       await response.body.text();
       if (response.statusCode !== 200) throw new Error(`answered ${response.statusCode}`);
       latencies.push(performance.now() - started - thinkMs);
@@ -139,6 +145,8 @@ interface Target {
   readonly pool: Pool;
   /** The proxy process whose CPU time is counted, if any. */
   readonly pid?: number;
+  /** Sent with every request (e.g. `x-engram-memory: off`). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 interface TargetRun {
@@ -155,14 +163,14 @@ interface TargetRun {
  * Warm-up requests ask for no think time, so the model-like upstream answers them at once.
  */
 async function alternate(targets: readonly Target[], payload: Payload, batch: number, batches: number): Promise<TargetRun[]> {
-  for (const target of targets) await load(target.pool, fixed(body(false)), WARMUP_REQUESTS, CONCURRENCY);
+  for (const target of targets) await load(target.pool, fixed(body(false)), WARMUP_REQUESTS, CONCURRENCY, target.headers);
   const runs = targets.map(() => ({ ms: [] as number[], proxyCpu: 0, benchCpu: 0 }));
   for (let i = 0; i < batches; i++) {
     for (const [index, target] of targets.entries()) {
       const run = runs[index] as (typeof runs)[number];
       const bench = benchCpuMicros();
       const proxy = target.pid ? processCpuMicros(target.pid) : 0;
-      run.ms.push(...(await load(target.pool, payload, batch, CONCURRENCY)));
+      run.ms.push(...(await load(target.pool, payload, batch, CONCURRENCY, target.headers)));
       if (target.pid) run.proxyCpu += processCpuMicros(target.pid) - proxy;
       run.benchCpu += benchCpuMicros() - bench;
     }
@@ -195,25 +203,33 @@ export async function run(): Promise<BenchRow[]> {
   const gateway = await startGateway({ ...env, UPSTREAM_BASE_URL: instant.baseUrl });
   const bareProxies: ChildProcess[] = [];
   const pools: Pool[] = [];
-  const target = (url: string, pid?: number): Target => {
+  const target = (url: string, pid?: number, headers?: Readonly<Record<string, string>>): Target => {
     const pool = new Pool(new URL(url).origin, { connections: CONCURRENCY });
     pools.push(pool);
-    return pid === undefined ? { pool } : { pool, pid };
+    return { pool, ...(pid === undefined ? {} : { pid }), ...(headers ? { headers } : {}) };
   };
-  /** Direct, via the gateway, via the bare proxy: the three targets, then their alternating batches. */
+  /**
+   * Direct, via the gateway, via the bare proxy: the three targets, then their alternating batches;
+   * with `memoryOff`, a fourth: the same gateway asked to relay without memory (`x-engram-memory: off`).
+   */
   const scenario = async (
     upstream: ScriptedOpenAiUpstream,
     via: RunningGateway,
     tier1Chars: number,
     payload: Payload,
     batch: number,
-  ): Promise<{ targets: Target[]; runs: [TargetRun, TargetRun, TargetRun] }> => {
+    memoryOff = false,
+  ): Promise<{ targets: Target[]; runs: [TargetRun, TargetRun, TargetRun]; memoryOff?: TargetRun }> => {
     const bare = await startBareProxy(upstream, tier1Chars);
     bareProxies.push(bare.child);
-    const targets = [target(upstream.baseUrl), target(via.url, via.process.child.pid), target(bare.url, bare.child.pid)];
-    const [direct, viaGateway, viaBare] = await alternate(targets, payload, batch, BATCHES);
+    const pid = via.process.child.pid;
+    const targets = [target(upstream.baseUrl), target(via.url, pid), target(bare.url, bare.child.pid)];
+    const off = memoryOff ? [target(via.url, pid, { 'x-engram-memory': 'off' })] : [];
+    // The bare proxy stays last: the upstream's last request is checked for a Tier 1 block below.
+    const runs = await alternate([targets[0]!, targets[1]!, ...off, targets[2]!], payload, batch, BATCHES);
+    const [direct, viaGateway, viaBare, withoutMemory] = memoryOff ? [runs[0], runs[1], runs[3], runs[2]] : runs;
     if (!direct || !viaGateway || !viaBare) throw new Error('a bench target gave no samples');
-    return { targets, runs: [direct, viaGateway, viaBare] };
+    return { targets, runs: [direct, viaGateway, viaBare], ...(withoutMemory ? { memoryOff: withoutMemory } : {}) };
   };
   /** One request at a time, `samples` per target, in alternating runs of 50; each target's latencies. */
   const sequential = async (targets: readonly Target[], payload: Payload, samples: number): Promise<number[][]> => {
@@ -236,7 +252,7 @@ export async function run(): Promise<BenchRow[]> {
     if (tier1.block === '') throw new Error('Tier 1 is empty: the bench would not measure injection');
 
     const model = await scenario(modelLike, modelGateway, tier1.block.length, thinking(), MODEL_BATCH);
-    const instantRun = await scenario(instant, gateway, tier1.block.length, fixed(body(false)), BATCH);
+    const instantRun = await scenario(instant, gateway, tier1.block.length, fixed(body(false)), BATCH, true);
     for (const upstream of [modelLike, instant]) {
       const seen = upstream.chatRequests.at(-1)?.body.messages[0]?.content;
       if (typeof seen !== 'string' || !seen.includes('<engram-memory>')) throw new Error('Tier 1 was not injected during the bench');
@@ -295,6 +311,13 @@ export async function run(): Promise<BenchRow[]> {
       ...scenarioRows('instant upstream', `upstream answers at once: CPU-bound; ${BATCHES}x${BATCH} alternating; ${machine}`, instantRun.runs, true),
       row('gateway CPU per request', instantRun.runs[1].proxyCpuUs, 'µs', undefined, 'instant upstream, c=32'),
       row('bare proxy CPU per request', instantRun.runs[2].proxyCpuUs, 'µs', undefined, 'instant upstream, c=32'),
+      row(
+        'gateway CPU per request, memory off',
+        instantRun.memoryOff?.proxyCpuUs ?? Number.NaN,
+        'µs',
+        undefined,
+        'the same gateway, x-engram-memory: off (relayed as sent: no Tier 1, no tools, no parse of the answer), alternating with the rows above',
+      ),
       row('bench CPU per request, direct', instantRun.runs[0].benchCpuUs, 'µs', undefined, 'client + upstream, in this process'),
       row(
         'bench CPU per request, via gateway',
