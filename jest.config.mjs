@@ -32,6 +32,13 @@ const common = {
 
 /** @type {import('jest').Config} */
 export default {
+  // How long a jest worker may take to exit once told to (jest's default is 500 ms, then "A worker process
+  // has failed to exit gracefully"). Measured on this 2-core machine under the e2e tier's load (load
+  // average 7 to 10): a worker's event loop is empty 1 to 9 ms after it is told, nothing keeps it alive
+  // 300 ms later, but the process itself is gone only 90 ms to over 500 ms later (a heap of a few hundred
+  // test files' modules and native addons to tear down, on a starved CPU). A leaked handle still shows:
+  // it keeps a worker alive past any grace period.
+  workerGracefulExitTimeout: 5_000,
   projects: [
     {
       ...common,
