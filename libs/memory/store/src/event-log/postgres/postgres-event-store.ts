@@ -258,6 +258,10 @@ export class PostgresEventStore implements EventStore {
       if (!next.has(event.pool)) next.set(event.pool, await this.versionOf(event.pool));
     }
     const client = await this.pool.connect();
+    // A connection cut while checked out emits 'error' on the client, not the pool: without a listener
+    // that crashes the process (the query in flight rejects on its own and answers 503).
+    const onError = (error: Error) => this.options.logger.warn({ err: error }, 'a PostgreSQL connection of the event store was cut during a write');
+    client.on('error', onError);
     let placed: MemoryEvent[];
     let rows: { event: MemoryEvent; version: number }[];
     try {
@@ -285,6 +289,7 @@ export class PostgresEventStore implements EventStore {
         throw error;
       }
     } catch (error) {
+      client.off('error', onError);
       client.release(isConnectionError(error) ? (error as Error) : undefined);
       if (isUniqueViolation(error)) {
         // Another replica wrote to one of these pools since this one decided: catch up, then the service decides again.
@@ -293,6 +298,7 @@ export class PostgresEventStore implements EventStore {
       }
       throw error;
     }
+    client.off('error', onError);
     client.release();
     this.unreachableSince = null;
     const first = placed[0]?.seq ?? 0;
