@@ -83,6 +83,8 @@ const user = { actor: 'user' as const, pool: 'team' };
 describe('a memory replica when PostgreSQL goes away', () => {
   it('refuses writes as unavailable (never a false ack), keeps answering reads, and recovers by itself', async () => {
     const viaRelay = new URL(database.url);
+    // The relay listens here; the server may be elsewhere (testcontainers answers on the Docker host's address).
+    viaRelay.hostname = '127.0.0.1';
     viaRelay.port = String(relay.port);
     const cutOff = await replica('a', viaRelay.toString());
     const other = await replica('b', database.url);
