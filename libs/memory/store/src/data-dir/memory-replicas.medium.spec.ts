@@ -70,6 +70,23 @@ describe('memory replicas on one PostgreSQL event store', () => {
     expect(await b.list({ pool: 'team' })).toHaveLength(1);
   });
 
+  it('keeps one entry a fact however the two stores of it interleave with the replicas following each other', async () => {
+    const a = await replica('a');
+    const b = await replica('b');
+    // Each round races one fact through both replicas, amid other writes, so that one store's decision
+    // meets the other's event at every point of its way (queued, pulled in, committing).
+    for (let round = 0; round < 25; round++) {
+      const fact = `the deploy key of service ${round} is rotated monthly`;
+      const [first, second] = await Promise.all([
+        a.store({ ...user, content: fact, dedupe: true }),
+        b.store({ ...user, content: fact.toUpperCase(), dedupe: true }),
+        round % 2 === 0 ? b.store({ ...user, pool: 'home', content: `noise ${round}` }) : a.store({ ...user, pool: 'home', content: `noise ${round}` }),
+      ]);
+      expect(second.id).toBe(first.id);
+    }
+    for (const service of [a, b]) expect(await service.list({ pool: 'team', limit: 100 })).toHaveLength(25);
+  });
+
   it('acknowledges every one of many concurrent writes spread over both replicas, each once, and both end equal', async () => {
     const a = await replica('a');
     const b = await replica('b');

@@ -22,8 +22,12 @@ export interface EventStore {
    * a failed write nothing can be assumed about the medium, so the process must restart. Except for
    * want of space: then the store is left as it was before the batch and rejects with
    * AppendRolledBack (nothing of it stored), and takes later appends as if it had never come.
+   *
+   * `decided.foreignEpoch` (a store shared by replicas): the ReplicaStore epoch the batch was decided
+   * at; if events of other replicas for its pools were applied since, nothing is stored and the
+   * append rejects with VersionConflict (the caller decides again). A store of one writer ignores it.
    */
-  append(batch: readonly NewEvent[]): Promise<MemoryEvent[]>;
+  append(batch: readonly NewEvent[], decided?: { readonly foreignEpoch: number }): Promise<MemoryEvent[]>;
 
   /** Durable events with seq > after, in order, at most `limit`, those `accept` keeps. */
   read(after: number, limit?: number, accept?: (event: MemoryEvent) => boolean): MemoryEvent[];

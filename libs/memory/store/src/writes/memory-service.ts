@@ -111,7 +111,7 @@ export class MemoryService {
   // ---- writes: parse the request, decide in the domain, write through the pipeline ----
 
   async store(raw: StoreRequest): Promise<StoreResponse> {
-    return decidingAgain(() => this.storeOnce(raw));
+    return this.onCurrentState(() => this.storeOnce(raw));
   }
 
   private async storeOnce(raw: StoreRequest): Promise<StoreResponse> {
@@ -183,7 +183,7 @@ export class MemoryService {
    * text the entry had), and forbids it while it is in flight too.
    */
   async purge(raw: IdRequest): Promise<{ readonly id: string; readonly purged: true }> {
-    return decidingAgain(() => this.purgeOnce(raw));
+    return this.onCurrentState(() => this.purgeOnce(raw));
   }
 
   private async purgeOnce(raw: IdRequest): Promise<{ readonly id: string; readonly purged: true }> {
@@ -218,7 +218,7 @@ export class MemoryService {
   }
 
   async refresh(raw: RefreshRequest): Promise<MemoryEntry[]> {
-    return decidingAgain(() => this.refreshOnce(raw));
+    return this.onCurrentState(() => this.refreshOnce(raw));
   }
 
   private async refreshOnce(raw: RefreshRequest): Promise<MemoryEntry[]> {
@@ -230,7 +230,7 @@ export class MemoryService {
   }
 
   async consolidate(raw: ConsolidateRequest): Promise<ConsolidateResponse> {
-    return decidingAgain(() => this.consolidateOnce(raw));
+    return this.onCurrentState(() => this.consolidateOnce(raw));
   }
 
   private async consolidateOnce(raw: ConsolidateRequest): Promise<ConsolidateResponse> {
@@ -249,7 +249,7 @@ export class MemoryService {
    * just before the sweep still counts as a use.
    */
   async decaySweep(raw: DecaySweepRequest): Promise<DecaySweepResponse> {
-    return decidingAgain(() => this.decaySweepOnce(raw));
+    return this.onCurrentState(() => this.decaySweepOnce(raw));
   }
 
   private async decaySweepOnce(raw: DecaySweepRequest): Promise<DecaySweepResponse> {
@@ -356,6 +356,16 @@ export class MemoryService {
   // ---- internals ----
 
   /**
+   * Runs a write command (decided again while other replicas write to its pool in between) on a state
+   * that holds every write acknowledged anywhere before it came: an update of an entry another replica
+   * has just stored finds it, and a dedupe sees the fact stored there.
+   */
+  private async onCurrentState<T>(command: () => Promise<T>): Promise<T> {
+    await this.readYourWrites();
+    return decidingAgain(command);
+  }
+
+  /**
    * With other replicas on the same event store: waits (bounded) until this replica has applied
    * every write acknowledged anywhere before this read; the event store not answering, or a replica
    * too far behind, reads what it has (memory fails open).
@@ -426,7 +436,7 @@ export class MemoryService {
     request: Parameters<typeof writeContextOf>[0] & { readonly id: string },
     decide: (context: WriteContext, id: string, entry: MemoryEntry | undefined) => readonly NewEvent[],
   ): Promise<MemoryEntry> {
-    return decidingAgain(async () => {
+    return this.onCurrentState(async () => {
       const context = this.writeContext(request);
       const id = request.id;
       const events = decided(() => decide(context, id, this.pipeline.current(id)));

@@ -139,7 +139,12 @@ export class WritePipeline {
     }
     let events: MemoryEvent[];
     try {
-      events = await this.deps.log.append(batch.flatMap((write) => write.events));
+      // Every write of the batch is fresh as of this epoch (withoutStale); the store refuses the batch if it no longer is.
+      const decided = this.deps.replica ? { foreignEpoch: this.deps.replica.foreignEpoch } : undefined;
+      events = await this.deps.log.append(
+        batch.flatMap((write) => write.events),
+        decided,
+      );
     } catch (error) {
       untrack();
       this.fail(batch, error, error instanceof AppendRolledBack ? 'not stored' : 'maybe stored');

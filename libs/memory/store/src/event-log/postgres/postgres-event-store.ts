@@ -130,10 +130,17 @@ export class PostgresEventStore implements EventStore {
     return this.mirror.eventsAfter(after);
   }
 
-  append(batch: readonly NewEvent[]): Promise<MemoryEvent[]> {
+  append(batch: readonly NewEvent[], decided?: { readonly foreignEpoch: number }): Promise<MemoryEvent[]> {
     if (this.closed) return Promise.reject(new Error('event store is closed'));
     if (batch.length === 0) return Promise.resolve([]);
-    return this.serially(() => this.commit(batch));
+    return this.serially(() => {
+      // A pull that ran while this batch waited its turn may have applied another replica's write to
+      // its pools (the same fact, stored at once elsewhere): the decision is stale, so nothing is stored.
+      if (decided && this.changedSince(new Set(batch.map((event) => event.pool)), decided.foreignEpoch)) {
+        return Promise.reject(new VersionConflict([...new Set(batch.map((event) => event.pool))]));
+      }
+      return this.commit(batch);
+    });
   }
 
   /**
