@@ -10,6 +10,8 @@ const LOCAL_SERVER = 'postgres://postgres@127.0.0.1:5432';
 export interface TestDatabase {
   /** postgres://… of a database made for this test, empty. */
   readonly url: string;
+  /** The rows of one statement, on a connection of its own. */
+  query<T extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<T[]>;
   /** Drops the database (closing whatever is still connected to it). */
   drop(): Promise<void>;
 }
@@ -50,18 +52,20 @@ async function startPostgresContainer(): Promise<TestPostgres> {
 
 async function createDatabase(server: string): Promise<TestDatabase> {
   const name = `engram_test_${randomBytes(6).toString('hex')}`;
-  await adminQuery(server, `CREATE DATABASE ${name}`);
+  await query(`${server}/postgres`, `CREATE DATABASE ${name}`);
+  const url = `${server}/${name}`;
   return {
-    url: `${server}/${name}`,
-    drop: () => adminQuery(server, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+    url,
+    query: (text, values) => query(url, text, values),
+    drop: async () => void (await query(`${server}/postgres`, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)),
   };
 }
 
-async function adminQuery(server: string, sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: `${server}/postgres` });
+async function query<T extends pg.QueryResultRow>(url: string, text: string, values: unknown[] = []): Promise<T[]> {
+  const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    await client.query(sql);
+    return (await client.query<T>(text, values)).rows;
   } finally {
     await client.end();
   }

@@ -1,9 +1,7 @@
 import { createServer, connect, type Server, type Socket } from 'node:net';
-import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { eventually, silentLogger, startPostgres, tempDataDir, type TestDatabase, type TestPostgres } from '@engram/testing';
-import { openMemoryService } from './open-memory-service.js';
-import type { MemoryService } from '../writes/memory-service.js';
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { eventually } from '@engram/testing';
+import { postgresPerTest } from '../testing/postgres-per-test.js';
 
 /**
  * The PostgreSQL event store going away under a replica and coming back: a TCP relay in front of the
@@ -41,53 +39,28 @@ class Relay {
   }
 }
 
-let server: TestPostgres;
-let database: TestDatabase;
-let dir: ReturnType<typeof tempDataDir>;
+const postgres = postgresPerTest();
 let relay: Relay;
-const running: MemoryService[] = [];
 
-beforeAll(async () => {
-  server = await startPostgres();
-});
-afterAll(async () => {
-  await server.stop();
-});
 beforeEach(async () => {
-  database = await server.database();
-  dir = tempDataDir();
-  const url = new URL(database.url);
+  const url = new URL(postgres.database.url);
   relay = new Relay({ host: url.hostname, port: Number(url.port || 5432) });
   await relay.up();
 });
 afterEach(async () => {
   await relay.down();
-  await Promise.all(running.splice(0).map((service) => service.close().catch(() => undefined)));
-  await database.drop();
-  dir.remove();
 });
-
-async function replica(name: string, url: string): Promise<MemoryService> {
-  const service = await openMemoryService({
-    dataDir: join(dir.path, name),
-    tier1MaxChars: 400,
-    logger: silentLogger(),
-    eventStore: { url, pollMs: 100 },
-  });
-  running.push(service);
-  return service;
-}
 
 const user = { actor: 'user' as const, pool: 'team' };
 
 describe('a memory replica when PostgreSQL goes away', () => {
   it('refuses writes as unavailable (never a false ack), keeps answering reads, and recovers by itself', async () => {
-    const viaRelay = new URL(database.url);
+    const viaRelay = new URL(postgres.database.url);
     // The relay listens here; the server may be elsewhere (testcontainers answers on the Docker host's address).
     viaRelay.hostname = '127.0.0.1';
     viaRelay.port = String(relay.port);
-    const cutOff = await replica('a', viaRelay.toString());
-    const other = await replica('b', database.url);
+    const cutOff = await postgres.memoryReplica('a', viaRelay.toString());
+    const other = await postgres.memoryReplica('b');
     const before = await cutOff.store({ ...user, content: 'the build server is called hopper' });
 
     await relay.down();

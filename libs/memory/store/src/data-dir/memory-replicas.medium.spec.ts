@@ -1,48 +1,11 @@
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import pg from 'pg';
-import { silentLogger, startPostgres, tempDataDir, type TestDatabase, type TestPostgres } from '@engram/testing';
-import { openMemoryService } from './open-memory-service.js';
-import type { MemoryService } from '../writes/memory-service.js';
+import { describe, expect, it } from '@jest/globals';
+import { postgresPerTest } from '../testing/postgres-per-test.js';
 
 /** Two memory processes' services on one PostgreSQL event store, each with its own data dir (ENGRAM_EVENT_STORE). */
-let server: TestPostgres;
-let database: TestDatabase;
-let dir: ReturnType<typeof tempDataDir>;
-const running: MemoryService[] = [];
-
-beforeAll(async () => {
-  server = await startPostgres();
-});
-afterAll(async () => {
-  await server.stop();
-});
-beforeEach(async () => {
-  database = await server.database();
-  dir = tempDataDir();
-});
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((service) => service.close().catch(() => undefined)));
-  await database.drop();
-  dir.remove();
-});
-
-async function replica(name: string): Promise<MemoryService> {
-  const service = await openMemoryService({
-    dataDir: join(dir.path, name),
-    tier1MaxChars: 400,
-    logger: silentLogger(),
-    eventStore: { url: database.url, pollMs: 100 },
-  });
-  running.push(service);
-  return service;
-}
-
-async function close(service: MemoryService): Promise<void> {
-  running.splice(running.indexOf(service), 1);
-  await service.close();
-}
+const postgres = postgresPerTest();
+const replica = (name: string) => postgres.memoryReplica(name);
 
 const user = { actor: 'user' as const, pool: 'team' };
 
@@ -80,7 +43,9 @@ describe('memory replicas on one PostgreSQL event store', () => {
       const [first, second] = await Promise.all([
         a.store({ ...user, content: fact, dedupe: true }),
         b.store({ ...user, content: fact.toUpperCase(), dedupe: true }),
-        round % 2 === 0 ? b.store({ ...user, pool: 'home', content: `noise ${round}` }) : a.store({ ...user, pool: 'home', content: `noise ${round}` }),
+        round % 2 === 0
+          ? b.store({ ...user, pool: 'home', content: `noise ${round}` })
+          : a.store({ ...user, pool: 'home', content: `noise ${round}` }),
       ]);
       expect(second.id).toBe(first.id);
     }
@@ -105,16 +70,7 @@ describe('memory replicas on one PostgreSQL event store', () => {
       expect(ids.sort()).toEqual(stored.map((entry) => entry.id).sort());
       expect(await service.get({ pool: 'team', id: first.id })).toMatchObject({ category: 'project', content: 'fact number zero' });
     }
-    const client = new pg.Client({ connectionString: database.url });
-    await client.connect();
-    try {
-      const { rows } = await client.query<{ n: string; last: string }>(
-        "SELECT count(*) AS n, max(seq) AS last FROM events WHERE type = 'memory.stored'",
-      );
-      expect(rows[0]?.n).toBe('120');
-    } finally {
-      await client.end();
-    }
+    expect(await postgres.database.query("SELECT count(*) AS n FROM events WHERE type = 'memory.stored'")).toEqual([{ n: '120' }]);
   });
 
   it('builds a replica whose database was deleted, or whose data dir is new, from the table at start', async () => {
@@ -122,8 +78,8 @@ describe('memory replicas on one PostgreSQL event store', () => {
     const kept = await a.store({ ...user, content: 'the staging server runs Debian 12' });
     const b = await replica('b');
     expect((await b.get({ pool: 'team', id: kept.id })).content).toBe(kept.content);
-    await close(b);
-    for (const suffix of ['', '-wal', '-shm']) rmSync(join(dir.path, 'b', 'engram.db') + suffix, { force: true });
+    await postgres.close(b);
+    for (const suffix of ['', '-wal', '-shm']) rmSync(join(postgres.dir, 'b', 'engram.db') + suffix, { force: true });
     const rebuilt = await replica('b');
     expect((await rebuilt.get({ pool: 'team', id: kept.id })).content).toBe(kept.content);
   });
@@ -136,18 +92,11 @@ describe('memory replicas on one PostgreSQL event store', () => {
     expect((await b.get({ pool: 'team', id: secret.id })).content).toContain('4711');
     await b.purge({ ...user, id: secret.id });
     await expect(a.get({ pool: 'team', id: secret.id })).rejects.toMatchObject({ code: 'not_found' });
-    const client = new pg.Client({ connectionString: database.url });
-    await client.connect();
-    try {
-      const { rows } = await client.query<{ n: string }>("SELECT count(*) AS n FROM events WHERE body LIKE '%4711%'");
-      expect(rows[0]?.n).toBe('0');
-    } finally {
-      await client.end();
-    }
-    await close(a);
-    await close(b);
+    expect(await postgres.database.query("SELECT count(*) AS n FROM events WHERE body LIKE '%4711%'")).toEqual([{ n: '0' }]);
+    await postgres.close(a);
+    await postgres.close(b);
     for (const name of ['a', 'b']) {
-      const events = join(dir.path, name, 'events');
+      const events = join(postgres.dir, name, 'events');
       const text = readdirSync(events)
         .map((file) => readFileSync(join(events, file), 'utf8'))
         .join('');

@@ -46,15 +46,8 @@ const postgres: StoreUnderTest = {
   },
   open: () => PostgresEventStore.open({ url: database!.url, mirrorDir: eventsDir(), logger: silentLogger() }),
   everything: async () => {
-    const { default: pg } = await import('pg');
-    const client = new pg.Client({ connectionString: database!.url });
-    await client.connect();
-    try {
-      const { rows } = await client.query<{ line: string }>('SELECT envelope || body AS line FROM events ORDER BY seq');
-      return rows.map((row) => row.line).join('\n') + fileText();
-    } finally {
-      await client.end();
-    }
+    const rows = await database!.query<{ line: string }>('SELECT envelope || body AS line FROM events ORDER BY seq');
+    return rows.map((row) => row.line).join('\n') + fileText();
   },
   tearDown: async () => {
     await database?.drop();

@@ -1,48 +1,21 @@
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import pg from 'pg';
+import { describe, expect, it } from '@jest/globals';
+import type { QueryResultRow } from 'pg';
 import { EVENT_SCHEMA_VERSION, type MemoryEvent, type NewEvent } from '@engram/domain';
-import { eventually, silentLogger, startPostgres, tempDataDir, type TestDatabase, type TestPostgres } from '@engram/testing';
+import { eventually, silentLogger } from '@engram/testing';
+import { postgresPerTest } from '../../testing/postgres-per-test.js';
 import { PostgresEventStore, VersionConflict } from './postgres-event-store.js';
 
-let server: TestPostgres;
-let database: TestDatabase;
-let dir: ReturnType<typeof tempDataDir>;
-const open: PostgresEventStore[] = [];
-
-beforeAll(async () => {
-  server = await startPostgres();
-});
-afterAll(async () => {
-  await server.stop();
-});
-beforeEach(async () => {
-  database = await server.database();
-  dir = tempDataDir();
-});
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((store) => store.close().catch(() => undefined)));
-  await database.drop();
-  dir.remove();
-});
+const postgres = postgresPerTest();
 
 /** A replica's store: its own copy of the table in its own folder. */
 async function replica(name: string, pollMs = 50): Promise<PostgresEventStore> {
-  const store = await PostgresEventStore.open({ url: database.url, mirrorDir: join(dir.path, name, 'events'), logger: silentLogger(), pollMs });
-  open.push(store);
-  return store;
+  const { url } = postgres.database;
+  return postgres.closeAfter(await PostgresEventStore.open({ url, mirrorDir: join(postgres.dir, name, 'events'), logger: silentLogger(), pollMs }));
 }
 
-async function sql<T extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<T[]> {
-  const client = new pg.Client({ connectionString: database.url });
-  await client.connect();
-  try {
-    return (await client.query<T>(text, values)).rows;
-  } finally {
-    await client.end();
-  }
-}
+const sql = <T extends QueryResultRow>(text: string, values?: unknown[]) => postgres.database.query<T>(text, values);
 
 const stored = (id: string, pool = 'p'): NewEvent => ({
   type: 'memory.stored',
@@ -117,11 +90,11 @@ describe('PostgreSQL event store', () => {
     const fresh = await replica('fresh');
     expect(fresh.read(0).map((event) => event.id)).toEqual(['ev-one', 'ev-two']);
     await fresh.close();
-    const segment = readdirSync(join(dir.path, 'fresh', 'events')).find((name) => name.endsWith('.ndjson'))!;
-    writeFileSync(join(dir.path, 'fresh', 'events', segment), '{"not":"an event"}\n{"seq":2}\n');
+    const segment = readdirSync(join(postgres.dir, 'fresh', 'events')).find((name) => name.endsWith('.ndjson'))!;
+    writeFileSync(join(postgres.dir, 'fresh', 'events', segment), '{"not":"an event"}\n{"seq":2}\n');
     const reopened = await replica('fresh');
     expect(reopened.read(0).map((event) => event.id)).toEqual(['ev-one', 'ev-two']);
-    expect(readdirSync(join(dir.path, 'fresh')).some((name) => name.startsWith('events.damaged-'))).toBe(true);
+    expect(readdirSync(join(postgres.dir, 'fresh')).some((name) => name.startsWith('events.damaged-'))).toBe(true);
   });
 
   it('refuses a row changed behind its back (checksum), naming the seq', async () => {
@@ -142,14 +115,14 @@ describe('PostgreSQL event store', () => {
     const a = await replica('a');
     await a.append([stored('one')]);
     await a.close();
-    const other = await server.database();
+    const other = await postgres.server.database();
     try {
-      await expect(PostgresEventStore.open({ url: other.url, mirrorDir: join(dir.path, 'a', 'events'), logger: silentLogger() })).rejects.toThrow(
+      await expect(PostgresEventStore.open({ url: other.url, mirrorDir: join(postgres.dir, 'a', 'events'), logger: silentLogger() })).rejects.toThrow(
         /does not have .*empty data dir/,
       );
     } finally {
       await other.drop();
     }
-    expect(existsSync(join(dir.path, 'a', 'events'))).toBe(true);
+    expect(existsSync(join(postgres.dir, 'a', 'events'))).toBe(true);
   });
 });
