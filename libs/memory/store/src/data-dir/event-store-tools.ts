@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
@@ -6,8 +6,8 @@ import type { Logger } from 'pino';
 import type { EncryptionKey } from '@engram/config';
 import type { MemoryEvent, NewEvent } from '@engram/domain';
 import { DataDir } from './data-dir.js';
-import { assertKeyFitsDataDir, eventCodecOf } from './data-dir-encryption.js';
-import { DataDirLock } from './data-dir-lock.js';
+import { eventCodecOf } from './data-dir-encryption.js';
+import { withDataDirHeld } from './held-data-dir.js';
 import { plainEventCodec, sealedEventCodec, type EventCodec } from '../event-log/event-codec.js';
 import { EventLog } from '../event-log/event-log.js';
 import { PostgresEventStore } from '../event-log/postgres/postgres-event-store.js';
@@ -68,19 +68,13 @@ export async function copyTableToDataDir(
   logger: Logger,
   options: { readonly encryptionKey?: EncryptionKey | null } = {},
 ): Promise<number> {
-  const dataDir = new DataDir(root);
   const key = options.encryptionKey ?? null;
-  assertKeyFitsDataDir(root, key);
-  mkdirSync(root, { recursive: true });
-  const lock = DataDirLock.acquire(dataDir.lockPath);
-  try {
+  return withDataDirHeld(root, key, async (dataDir) => {
     const store = await PostgresEventStore.open({ url, mirrorDir: dataDir.eventsDir, logger, codec: eventCodecOf(root, key) });
     const lastSeq = store.lastSeq;
     await store.close();
     return lastSeq;
-  } finally {
-    lock.release();
-  }
+  });
 }
 
 export interface LogCopyResult {
@@ -100,45 +94,43 @@ export async function copyLogToTable(
   logger: Logger,
   options: { readonly encryptionKey?: EncryptionKey | null } = {},
 ): Promise<LogCopyResult> {
-  const dataDir = new DataDir(root);
   const key = options.encryptionKey ?? null;
-  assertKeyFitsDataDir(root, key);
-  const lock = DataDirLock.acquire(dataDir.lockPath);
-  const scratch = mkdtempSync(join(tmpdir(), 'engram-log-copy-'));
-  try {
-    const source = await EventLog.open({ dir: dataDir.eventsDir, logger, codec: eventCodecOf(root, key), readOnly: true });
-    const target = await PostgresEventStore.open({
-      url,
-      mirrorDir: join(scratch, 'events'),
-      logger,
-      codec: key ? sealedEventCodec(key) : plainEventCodec,
-    });
+  return withDataDirHeld(root, key, async (dataDir) => {
+    const scratch = mkdtempSync(join(tmpdir(), 'engram-log-copy-'));
     try {
-      if (target.lastSeq !== 0) throw new Error(`the event store already holds ${target.lastSeq} events: copy into an empty database`);
-      let events = 0;
-      for (const batch of batches(source.eventsAfter(0))) {
-        await target.append(batch.map(withoutSeq));
-        events += batch.length;
-      }
-      let compared = 0;
-      const copied = source.eventsAfter(0)[Symbol.iterator]();
-      for await (const row of target.rowsAfter(0)) {
-        const original = copied.next();
-        if (original.done || !isDeepStrictEqual(withoutSeq(original.value), withoutSeq(row))) {
-          throw new Error(`the copy differs from the log at its event ${compared + 1} (seq ${row.seq} in the table)`);
+      const source = await EventLog.open({ dir: dataDir.eventsDir, logger, codec: eventCodecOf(root, key), readOnly: true });
+      const target = await PostgresEventStore.open({
+        url,
+        mirrorDir: join(scratch, 'events'),
+        logger,
+        codec: key ? sealedEventCodec(key) : plainEventCodec,
+      });
+      try {
+        if (target.lastSeq !== 0) throw new Error(`the event store already holds ${target.lastSeq} events: copy into an empty database`);
+        let events = 0;
+        for (const batch of batches(source.eventsAfter(0))) {
+          await target.append(batch.map(withoutSeq));
+          events += batch.length;
         }
-        compared += 1;
+        let compared = 0;
+        const copied = source.eventsAfter(0)[Symbol.iterator]();
+        for await (const row of target.rowsAfter(0)) {
+          const original = copied.next();
+          if (original.done || !isDeepStrictEqual(withoutSeq(original.value), withoutSeq(row))) {
+            throw new Error(`the copy differs from the log at its event ${compared + 1} (seq ${row.seq} in the table)`);
+          }
+          compared += 1;
+        }
+        if (compared !== events) throw new Error(`the table holds ${compared} events, the log ${events}`);
+        return { events, lastSeq: target.lastSeq };
+      } finally {
+        await target.close();
+        await source.close();
       }
-      if (compared !== events) throw new Error(`the table holds ${compared} events, the log ${events}`);
-      return { events, lastSeq: target.lastSeq };
     } finally {
-      await target.close();
-      await source.close();
+      rmSync(scratch, { recursive: true, force: true });
     }
-  } finally {
-    rmSync(scratch, { recursive: true, force: true });
-    lock.release();
-  }
+  });
 }
 
 /**

@@ -1,11 +1,11 @@
-import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, renameSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Logger } from 'pino';
 import type { EncryptionKey } from '@engram/config';
 import { replayEvents, type MemoryEvent } from '@engram/domain';
 import { DataDir } from './data-dir.js';
-import { assertKeyFitsDataDir, eventCodecOf } from './data-dir-encryption.js';
-import { DataDirLock } from './data-dir-lock.js';
+import { eventCodecOf } from './data-dir-encryption.js';
+import { withDataDirHeld } from './held-data-dir.js';
 import { foldWal } from '../database/database.js';
 import { compareEntries } from './entry-equality.js';
 import { EventLog } from '../event-log/event-log.js';
@@ -48,13 +48,8 @@ export async function replayDataDir(
   logger: Logger,
   options: { readonly encryptionKey?: EncryptionKey | null } = {},
 ): Promise<ReplayResult> {
-  const dataDir = new DataDir(root);
   const key = options.encryptionKey ?? null;
-  assertKeyFitsDataDir(root, key);
-  mkdirSync(root, { recursive: true });
-  const lock = DataDirLock.acquire(dataDir.lockPath);
-  try {
-    assertKeyFitsDataDir(root, key);
+  return withDataDirHeld(root, key, async (dataDir) => {
     const log = await EventLog.open({ dir: dataDir.eventsDir, logger, codec: eventCodecOf(root, key) });
     const temp = `${dataDir.databasePath}.replay-tmp`;
     removeDatabaseFiles(temp);
@@ -81,9 +76,7 @@ export async function replayDataDir(
     swapIn(temp, dataDir.databasePath, key);
     logger.info({ eventsApplied, memoriesRebuilt }, 'replaced the database with one rebuilt from the event log');
     return { eventsApplied, memoriesRebuilt, lastSeq: log.lastSeq, databasePath: dataDir.databasePath };
-  } finally {
-    lock.release();
-  }
+  });
 }
 
 export interface CompactResult {
@@ -103,13 +96,10 @@ export async function compactDataDir(
   logger: Logger,
   options: { readonly encryptionKey?: EncryptionKey | null } = {},
 ): Promise<CompactResult> {
-  const dataDir = new DataDir(root);
   const key = options.encryptionKey ?? null;
-  if (!existsSync(dataDir.eventsDir)) throw new Error(`no event log at ${dataDir.eventsDir}`);
-  assertKeyFitsDataDir(root, key);
-  const lock = DataDirLock.acquire(dataDir.lockPath);
-  try {
-    assertKeyFitsDataDir(root, key);
+  const { eventsDir } = new DataDir(root);
+  if (!existsSync(eventsDir)) throw new Error(`no event log at ${eventsDir}`);
+  return withDataDirHeld(root, key, async (dataDir) => {
     const log = await EventLog.open({ dir: dataDir.eventsDir, logger, codec: eventCodecOf(root, key) });
     const bytesBefore = log.size.bytes;
     let compaction;
@@ -132,9 +122,7 @@ export async function compactDataDir(
       bytesBefore,
       bytesAfter: compaction?.bytesAfter ?? bytesBefore,
     };
-  } finally {
-    lock.release();
-  }
+  });
 }
 
 /**
@@ -146,17 +134,8 @@ export async function verifyDataDir(
   logger: Logger,
   options: { readonly embeddingsModel?: string; readonly encryptionKey?: EncryptionKey | null } = {},
 ): Promise<VerifyResult> {
-  const dataDir = new DataDir(root);
-  const key = options.encryptionKey ?? null;
   if (!existsSync(root)) return { ok: false, problems: [`data dir ${root} does not exist`], lastSeq: 0, memories: 0 };
-  assertKeyFitsDataDir(root, key);
-  const lock = DataDirLock.acquire(dataDir.lockPath);
-  try {
-    assertKeyFitsDataDir(root, key);
-    return await verifyHeldDataDir(root, logger, options);
-  } finally {
-    lock.release();
-  }
+  return withDataDirHeld(root, options.encryptionKey ?? null, () => verifyHeldDataDir(root, logger, options));
 }
 
 /** `verifyDataDir` for a caller that holds the data dir's lock already (`engram encrypt` checks what it swapped in). */
