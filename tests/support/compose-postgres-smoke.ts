@@ -5,43 +5,24 @@
  * A conversation; the replica serving its pool stopped; the conversation goes on and what it stored is
  * still found; a fact stored meanwhile is on the stopped replica once it is back. Then everything down.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { connect, createServer, type Server } from 'node:net';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { strict as assert } from 'node:assert';
 import { ReplicaSet } from '@engram/contracts';
 import { repoRoot } from './compose.js';
-import { DEPLOY_FACT, scriptedMemoryModel, storeThenRecall } from './compose-conversation.js';
+import { DEPLOY_FACT, storeThenRecall } from './compose-conversation.js';
+import { memoryBuild, runSmoke, smokeSteps, startSmokeUpstream } from './compose-smoke-run.js';
 import { freePort } from './ports.js';
 import { readmeCommands } from './readme.js';
-import { ScriptedHttpServer } from './scripted-http.js';
 
 const project = 'engram-cluster-smoke';
 const REPLICAS = ['memory', 'memory-2'] as const;
 const LATER_FACT = 'The staging database is restored every monday';
 
-/** The scripted model listens on loopback; containers reach it through this relay on every interface. */
-async function relay(toPort: number): Promise<{ server: Server; port: number }> {
-  const server = createServer((socket) => {
-    const upstream = connect(toPort, '127.0.0.1');
-    socket.pipe(upstream).pipe(socket);
-    socket.on('error', () => upstream.destroy());
-    upstream.on('error', () => socket.destroy());
-  });
-  await new Promise<void>((resolve) => server.listen(0, '0.0.0.0', resolve));
-  const address = server.address();
-  if (typeof address !== 'object' || !address) throw new Error('relay has no port');
-  return { server, port: address.port };
-}
-
-const upstream = await ScriptedHttpServer.start((request, response) => {
-  response.writeHead(200, { 'content-type': 'application/json' });
-  response.end(JSON.stringify(scriptedMemoryModel(request)));
-});
-const forward = await relay(Number(new URL(upstream.url).port));
+const upstream = await startSmokeUpstream();
 const gatewayPort = await freePort();
 const gateway = `http://127.0.0.1:${gatewayPort}`;
 const dir = mkdtempSync(join(tmpdir(), 'engram-cluster-smoke-'));
@@ -52,7 +33,7 @@ writeFileSync(
   [
     `POSTGRES_PASSWORD=${randomBytes(18).toString('hex')}`,
     `ENGRAM_INTERNAL_TOKEN=${randomBytes(32).toString('hex')}`,
-    `UPSTREAM_BASE_URL=http://host.docker.internal:${forward.port}/v1`,
+    `UPSTREAM_BASE_URL=http://host.docker.internal:${upstream.port}/v1`,
     'UPSTREAM_API_KEY=sk-upstream',
     `ENGRAM_PORT=${gatewayPort}`,
     '',
@@ -60,13 +41,12 @@ writeFileSync(
 );
 const override = join(dir, 'smoke.override.yml');
 // The env file is read for ${} interpolation only; the containers get the upstream from this override.
-const upstreamEnv = { UPSTREAM_BASE_URL: `http://host.docker.internal:${forward.port}/v1`, UPSTREAM_API_KEY: 'sk-upstream' };
-const buildNetwork = process.env['ENGRAM_BUILD_NETWORK'];
+const upstreamEnv = { UPSTREAM_BASE_URL: `http://host.docker.internal:${upstream.port}/v1`, UPSTREAM_API_KEY: 'sk-upstream' };
 writeFileSync(
   override,
   JSON.stringify({
     services: {
-      memory: buildNetwork ? { build: { network: buildNetwork } } : {},
+      memory: memoryBuild(),
       gateway: { environment: upstreamEnv },
       worker: { environment: upstreamEnv },
     },
@@ -76,10 +56,14 @@ const image = `engram-cluster-smoke:${process.pid}`;
 const composeEnv = { ...process.env, COMPOSE_PROJECT_NAME: project, ENGRAM_IMAGE: image };
 const composeFiles = ['-f', 'docker-compose.yml', '-f', 'docker-compose.postgres.yml', '-f', override, '--env-file', envFile];
 const compose = (...args: string[]): string =>
-  execFileSync('docker', ['compose', ...composeFiles, ...args], { cwd: repoRoot, env: composeEnv, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
+  execFileSync('docker', ['compose', ...composeFiles, ...args], {
+    cwd: repoRoot,
+    env: composeEnv,
+    stdio: ['ignore', 'pipe', 'inherit'],
+    encoding: 'utf8',
+  });
 
-const started = Date.now();
-const step = (what: string): void => void process.stdout.write(`compose-postgres-smoke: ${what} (${Math.round((Date.now() - started) / 1000)} s)\n`);
+const { step } = smokeSteps('compose-postgres-smoke');
 
 interface Readyz {
   readonly checks: { readonly memory: string };
@@ -105,18 +89,17 @@ const search = async (q: string): Promise<string[]> => {
 /** What replica `service` itself holds of the default pool (its own read model). */
 const heldBy = (service: string): string => compose('exec', '-T', service, 'npx', 'engram', 'export', '--pool', 'default', '--format', 'json');
 
-let failed = false;
-try {
+await runSmoke('compose-postgres-smoke', { compose, image, upstream, dir }, async () => {
   step("building the image and bringing PostgreSQL, two memory replicas, the worker and the gateway up (the README's line)");
   const upLine = readmeCommands().find((line) => line.includes('-f docker-compose.postgres.yml') && line.endsWith(' up -d'));
   assert.ok(upLine, "the README lost its line 'docker compose -f docker-compose.yml -f docker-compose.postgres.yml up -d'");
   process.stdout.write(`$ ${upLine}\n`);
   // The README's line as this run needs it: its env file (a person's .env), the upstream override, waiting for health.
-  execFileSync(
-    'sh',
-    ['-c', upLine.replace(/ up -d$/, ` -f ${override} --env-file ${envFile} up -d --wait --wait-timeout 240`)],
-    { cwd: repoRoot, env: composeEnv, stdio: ['ignore', 'inherit', 'inherit'] },
-  );
+  execFileSync('sh', ['-c', upLine.replace(/ up -d$/, ` -f ${override} --env-file ${envFile} up -d --wait --wait-timeout 240`)], {
+    cwd: repoRoot,
+    env: composeEnv,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
   const ready = await readyz();
   assert.equal(ready.status, 200);
   assert.deepEqual(
@@ -161,15 +144,4 @@ try {
   assert.ok((await search('staging database')).includes(LATER_FACT), `the later fact through ${serving}`);
   assert.ok((await search('docker compose')).includes(DEPLOY_FACT));
   step('the cluster kept every memory across a stopped replica');
-} catch (error) {
-  failed = true;
-  process.stderr.write(`compose-postgres-smoke failed: ${error instanceof Error ? error.message : String(error)}\n`);
-  process.stderr.write(compose('logs', '--no-color', '--tail', '100'));
-} finally {
-  compose('down', '-v', '--remove-orphans');
-  spawnSync('docker', ['rmi', image], { stdio: 'ignore' });
-  forward.server.close();
-  await upstream.close();
-  rmSync(dir, { recursive: true, force: true });
-}
-process.exit(failed ? 1 : 0);
+});

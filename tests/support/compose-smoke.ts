@@ -8,41 +8,22 @@
  * README's `docker-compose.override.yml`: no file of the data volume may hold the stored fact.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { connect, createServer, type Server } from 'node:net';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { strict as assert } from 'node:assert';
 import { repoRoot } from './compose.js';
-import { DEPLOY_FACT, STORE_REQUEST_ID, scriptedMemoryModel, storeThenRecall } from './compose-conversation.js';
+import { DEPLOY_FACT, STORE_REQUEST_ID, storeThenRecall } from './compose-conversation.js';
+import { memoryBuild, runSmoke, smokeSteps, startSmokeUpstream } from './compose-smoke-run.js';
 import { freePort } from './ports.js';
 import { readmeBlocks, readmeCommands } from './readme.js';
-import { ScriptedHttpServer } from './scripted-http.js';
 import { EncryptionKey } from '@engram/config';
 import { writeSentenceEncoder } from '@engram/testing';
 import { parse } from 'yaml';
 
 const project = 'engram-smoke';
 
-/** The scripted model listens on loopback; containers reach it through this relay on every interface. */
-async function relay(toPort: number): Promise<{ server: Server; port: number }> {
-  const server = createServer((socket) => {
-    const upstream = connect(toPort, '127.0.0.1');
-    socket.pipe(upstream).pipe(socket);
-    socket.on('error', () => upstream.destroy());
-    upstream.on('error', () => socket.destroy());
-  });
-  await new Promise<void>((resolve) => server.listen(0, '0.0.0.0', resolve));
-  const address = server.address();
-  if (typeof address !== 'object' || !address) throw new Error('relay has no port');
-  return { server, port: address.port };
-}
-
-const upstream = await ScriptedHttpServer.start((request, response) => {
-  response.writeHead(200, { 'content-type': 'application/json' });
-  response.end(JSON.stringify(scriptedMemoryModel(request)));
-});
-const forward = await relay(Number(new URL(upstream.url).port));
+const upstream = await startSmokeUpstream();
 const gatewayPort = await freePort();
 const dir = mkdtempSync(join(tmpdir(), 'engram-smoke-'));
 const override = join(dir, 'smoke.override.yml');
@@ -59,7 +40,7 @@ writeSentenceEncoder(modelDir, { maxSeqLength: 64 });
 chmodSync(dir, 0o755);
 const upstreamEnv = {
   // Reached through docker-compose.yml's own extra_hosts: this override adds none.
-  UPSTREAM_BASE_URL: ollamaLine.slice('UPSTREAM_BASE_URL='.length).replace(':11434/', `:${forward.port}/`),
+  UPSTREAM_BASE_URL: ollamaLine.slice('UPSTREAM_BASE_URL='.length).replace(':11434/', `:${upstream.port}/`),
   UPSTREAM_API_KEY: 'sk-upstream',
   ENGRAM_API_KEYS: '',
 };
@@ -77,16 +58,12 @@ const keySecret = parse(secretBlock.text) as {
 for (const secret of Object.values(keySecret.secrets)) secret.file = keyFile;
 // memory's /metrics, read below: the internal token file is sealed now.
 const METRICS_TOKEN = 'smoke-metrics-token';
-// ENGRAM_BUILD_NETWORK=host builds the image with the host's network, for machines (like CI's) where that is
-// the only way out; docker-compose.yml itself stays as users get it. Only memory builds.
-const buildNetwork = process.env['ENGRAM_BUILD_NETWORK'];
-const build = buildNetwork ? { build: { network: buildNetwork } } : {};
 writeFileSync(
   override,
   JSON.stringify({
     services: {
       memory: {
-        ...build,
+        ...memoryBuild(),
         secrets: keySecret.services['memory']?.secrets,
         environment: { ...keySecret.services['memory']?.environment, METRICS_TOKEN },
       },
@@ -126,9 +103,7 @@ const readmeLine = (command: string): string => {
   });
 };
 
-const started = Date.now();
-const elapsed = (): string => `${Math.round((Date.now() - started) / 1000)} s`;
-const step = (what: string): void => void process.stdout.write(`compose-smoke: ${what} (${elapsed()})\n`);
+const { step, elapsed } = smokeSteps('compose-smoke');
 
 /** Overwrites the second page of engram.db in the volume, as a failing disk would. */
 const corruptDatabase = (): void => {
@@ -234,8 +209,7 @@ async function assertHybridInProcess(): Promise<void> {
   }
 }
 
-let failed = false;
-try {
+await runSmoke('compose-smoke', { compose, image, upstream, dir }, async () => {
   step('building the image and bringing the stack up');
   firstUp();
   step('stack healthy; running the conversation');
@@ -278,15 +252,4 @@ try {
   process.stdout.write(
     `compose-smoke: the stack came up healthy, encrypted at rest, remembered across turns and recovered its database (${elapsed()})\n`,
   );
-} catch (error) {
-  failed = true;
-  process.stderr.write(`compose-smoke failed: ${error instanceof Error ? error.message : String(error)}\n`);
-  process.stderr.write(compose('logs', '--no-color', '--tail', '100'));
-} finally {
-  compose('down', '-v', '--remove-orphans');
-  spawnSync('docker', ['rmi', image], { stdio: 'ignore' });
-  forward.server.close();
-  await upstream.close();
-  rmSync(dir, { recursive: true, force: true });
-}
-process.exit(failed ? 1 : 0);
+});
