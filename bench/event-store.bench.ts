@@ -10,9 +10,10 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { copyLogToTable, copyTableToDataDir, openMemoryService, replayDataDir, type MemoryService } from '@engram/memory-store';
 import { startPostgres, tempDataDir, type TestDatabase, type TestPostgres } from '@engram/testing';
-import { query, sentence, writeLog } from './fixtures.js';
+import { query, writeLog } from './fixtures.js';
 import type { BenchRow } from './run.js';
 import { median, percentile } from './stats.js';
+import { storeConcurrently } from './support/concurrent-stores.js';
 
 const SUITE = 'event-store';
 const logger = pino({ level: 'silent' });
@@ -51,19 +52,8 @@ async function start(mode: Mode, server: TestPostgres, prepare?: (dataDir: strin
 async function writeRate(mode: Mode, server: TestPostgres, concurrency: number, total: number): Promise<number> {
   const { services, stop } = await start(mode, server);
   try {
-    let next = 0;
-    const started = performance.now();
-    await Promise.all(
-      Array.from({ length: concurrency }, async () => {
-        while (next < total) {
-          const index = next++;
-          // A pool's writes go to one replica, as MEMORY_HOSTS routes them (the other takes them on failover).
-          const service = services[(index % 8) % services.length]!;
-          await service.store({ pool: `bench-${index % 8}`, actor: 'user', content: sentence(index), category: 'project' });
-        }
-      }),
-    );
-    return total / ((performance.now() - started) / 1000);
+    // A pool's writes go to one replica, as MEMORY_HOSTS routes them (the other takes them on failover).
+    return total / (await storeConcurrently(concurrency, total, (index) => services[(index % 8) % services.length]!));
   } finally {
     await stop();
   }

@@ -11,9 +11,10 @@ import { pino } from 'pino';
 import { join } from 'node:path';
 import { AUTO_COMPACT, compactDataDir, EventLog, openMemoryService, plainEventCodec, replayDataDir } from '@engram/memory-store';
 import { tempDataDir } from '@engram/testing';
-import { heavyUserYear, query, sentence, writeLog } from './fixtures.js';
+import { heavyUserYear, query, writeLog } from './fixtures.js';
 import type { BenchRow } from './run.js';
 import { percentile } from './stats.js';
+import { storeConcurrently } from './support/concurrent-stores.js';
 
 const SUITE = 'storage';
 const logger = pino({ level: 'silent' });
@@ -22,17 +23,7 @@ async function writeRate(concurrency: number, total: number): Promise<BenchRow> 
   const dir = tempDataDir('engram-bench-writes-');
   const service = await openMemoryService({ dataDir: dir.path, tier1MaxChars: 400, logger });
   try {
-    let next = 0;
-    const started = performance.now();
-    await Promise.all(
-      Array.from({ length: concurrency }, async () => {
-        while (next < total) {
-          const index = next++;
-          await service.store({ pool: `bench-${index % 8}`, actor: 'user', content: sentence(index), category: 'project' });
-        }
-      }),
-    );
-    const seconds = (performance.now() - started) / 1000;
+    const seconds = await storeConcurrently(concurrency, total, () => service);
     return {
       suite: SUITE,
       metric: `acked writes/s @c=${concurrency}`,
