@@ -2,17 +2,22 @@ import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import type { QueryResultRow } from 'pg';
+import { EncryptionKey } from '@engram/config';
 import { EVENT_SCHEMA_VERSION, type MemoryEvent, type NewEvent } from '@engram/domain';
 import { eventually, silentLogger } from '@engram/testing';
 import { postgresPerTest } from '../../testing/postgres-per-test.js';
-import { PostgresEventStore, VersionConflict } from './postgres-event-store.js';
+import { plainEventCodec, sealedEventCodec } from '../event-codec.js';
+import { EventStoreKeyError, PostgresEventStore, VersionConflict } from './postgres-event-store.js';
 
 const postgres = postgresPerTest();
 
-/** A replica's store: its own copy of the table in its own folder. */
-async function replica(name: string, pollMs = 50): Promise<PostgresEventStore> {
+/** A replica's store: its own copy of the table in its own folder, its bodies sealed with `key` if given. */
+async function replica(name: string, pollMs = 50, key: EncryptionKey | null = null): Promise<PostgresEventStore> {
   const { url } = postgres.database;
-  return postgres.closeAfter(await PostgresEventStore.open({ url, mirrorDir: join(postgres.dir, name, 'events'), logger: silentLogger(), pollMs }));
+  const codec = key ? sealedEventCodec(key) : plainEventCodec;
+  return postgres.closeAfter(
+    await PostgresEventStore.open({ url, mirrorDir: join(postgres.dir, name, 'events'), logger: silentLogger(), pollMs, codec }),
+  );
 }
 
 const sql = <T extends QueryResultRow>(text: string, values?: unknown[]) => postgres.database.query<T>(text, values);
@@ -32,7 +37,7 @@ describe('PostgreSQL event store', () => {
   it('creates its schema on first start and records the migration, once however many replicas start', async () => {
     await Promise.all([replica('a'), replica('b')]);
     const migrations = await sql<{ name: string }>('SELECT name FROM engram_migrations');
-    expect(migrations.map((row) => row.name)).toEqual(['1764806400000_events']);
+    expect(migrations.map((row) => row.name)).toEqual(['1764806400000_events', '1764892800000_key-check']);
     expect(await sql('SELECT seq, dispatched FROM event_position')).toEqual([{ seq: '0', dispatched: '0' }]);
   });
 
@@ -109,6 +114,37 @@ describe('PostgreSQL event store', () => {
       })(),
     ).rejects.toThrow(/seq 2: checksum mismatch/);
     expect(rows).toEqual([1]);
+  });
+
+  it("refuses a replica whose key differs from the first replica's, even on an empty table, with one line, so no row is kept two ways", async () => {
+    const key = EncryptionKey.parse(EncryptionKey.generate());
+    const first = await replica('first', 50, key);
+    const same = /every replica of one event store needs the same ENGRAM_ENCRYPTION_KEY \(or ENGRAM_ENCRYPTION_KEY_FILE\), or none$/;
+    const clear = await replica('clear').catch((error: unknown) => error);
+    expect(clear).toBeInstanceOf(EventStoreKeyError);
+    expect((clear as Error).message).toMatch(/^the event store postgres:\/\/\S+ is encrypted and this replica has no key: /);
+    expect((clear as Error).message).toMatch(same);
+    const other = await replica('other', 50, EncryptionKey.parse(EncryptionKey.generate())).catch((error: unknown) => error);
+    expect(other).toBeInstanceOf(EventStoreKeyError);
+    expect((other as Error).message).toMatch(/ is encrypted with another key than this replica's: /);
+    await first.append([stored('one')]);
+    const second = await replica('second', 50, key);
+    expect(second.read(0).map((event) => event.id)).toEqual(['ev-one']);
+    expect(await sql('SELECT DISTINCT sealed FROM events')).toEqual([{ sealed: true }]);
+  });
+
+  it('refuses a replica with a key on a table kept in the clear, one written before the store recorded how too', async () => {
+    const first = await replica('first');
+    await first.append([stored('one')]);
+    const key = EncryptionKey.parse(EncryptionKey.generate());
+    await expect(replica('keyed', 50, key)).rejects.toThrow(/ is not encrypted and this replica has a key: every replica of one event store /);
+    // A table from before the record: its first row says how it is kept, and a refused replica records nothing.
+    await sql('UPDATE event_position SET key_check = NULL');
+    await expect(replica('keyed', 50, key)).rejects.toThrow(/ is not encrypted and this replica has a key: /);
+    expect(await sql('SELECT key_check FROM event_position')).toEqual([{ key_check: null }]);
+    await replica('clear');
+    expect(await sql('SELECT DISTINCT sealed FROM events')).toEqual([{ sealed: false }]);
+    expect((await sql<{ key_check: string }>('SELECT key_check FROM event_position'))[0]?.key_check).toContain('engram-key-check');
   });
 
   it('refuses to start on a data dir that holds events the table does not (another database)', async () => {

@@ -8,9 +8,11 @@ import { EventLog } from '../event-log.js';
 import type { EventStore } from '../event-store.js';
 import { EVENT_COLUMNS, eventOfRow, eventRow, EventRowCorruptError, storedOfRow, type EventRow } from './event-row.js';
 import { migrateEventStore } from './postgres-migrations.js';
+import { checkStoreEncryption } from './store-encryption.js';
 import { VersionConflict } from './version-conflict.js';
 
 export { VersionConflict } from './version-conflict.js';
+export { EventStoreKeyError } from './store-encryption.js';
 
 /** The channel a commit notifies (its payload: the last seq it wrote). */
 const CHANNEL = 'engram_events';
@@ -98,6 +100,7 @@ export class PostgresEventStore implements EventStore {
           client.release();
         }
       }
+      await checkStoreEncryption(pool, codec, options.url, !options.readOnly);
       const mirror = await openMirror(options);
       const store = new PostgresEventStore(pool, mirror, options, codec);
       await store.checkMirror();
