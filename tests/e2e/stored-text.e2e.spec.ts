@@ -35,8 +35,8 @@ describe('odd characters in a memory come back the same everywhere', () => {
   const logged = (id: string): string[] =>
     readdirSync(join(stack.memory!.dataDir, 'events'))
       .flatMap((name) => readFileSync(join(stack.memory!.dataDir, 'events', name), 'utf8').split('\n'))
-      .filter((line) => line.includes(`"id":"${id}"`) && line.includes('"content"'))
-      .map((line) => (JSON.parse(line) as { data: { content: string } }).data.content);
+      .filter((line) => line.includes(`"i":"${id}"`) && line.includes('"c":'))
+      .map((line) => (JSON.parse(line) as { d: { c: string } }).d.c); // the log's short line: d = data, c = content
   const userFile = (): string => readFileSync(join(stack.memory!.dataDir, 'pools', pool, 'USER.md'), 'utf8');
 
   beforeAll(async () => {

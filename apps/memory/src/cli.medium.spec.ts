@@ -136,7 +136,7 @@ describe('npx engram', () => {
     await service.close();
     const segment = join(dataDir, 'events', readdirSync(join(dataDir, 'events'))[0] ?? '');
     // The purge is the last line; damage it as a disk would, keeping its newline.
-    const damaged = readFileSync(segment, 'utf8').replace(/"memory\.purged"(?=[^\n]*\n$)/, '"memory.purgeD"');
+    const damaged = readFileSync(segment, 'utf8').replace(/"t":"purged"(?=[^\n]*\n$)/, '"t":"purgeD"');
     writeFileSync(segment, damaged);
     const lastLine = damaged.trimEnd().split('\n').length;
     const verify = await engram('verify', '--data-dir', dataDir);

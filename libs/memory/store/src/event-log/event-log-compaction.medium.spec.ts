@@ -4,8 +4,10 @@ import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { EVENT_SCHEMA_VERSION, replayEvents, type EventDataByType, type EventType, type MemoryEvent, type NewEvent } from '@engram/domain';
 import { compareEntries } from '../data-dir/entry-equality.js';
 import { EncryptionKey } from '@engram/config';
-import { plainEventCodec, sealedEventCodec, type EventCodec } from './event-codec.js';
+import { plainEventCodec, sealedEventCodec, type EventCodec, type StoredEvent } from './event-codec.js';
 import { EventLog, EventLogCorruptError } from './event-log.js';
+import { decodeEventLine } from './event-line.js';
+import { legacyEventLine } from '../testing/legacy-event-line.js';
 import { silentLogger, tempDataDir } from '@engram/testing';
 
 let dir: ReturnType<typeof tempDataDir>;
@@ -42,6 +44,7 @@ const lines = () =>
     .sort()
     .flatMap((name) => readFileSync(join(eventsDir, name), 'utf8').split('\n'))
     .filter((line) => line !== '');
+const typeOf = (line: string) => (decodeEventLine(line) as { stored: { type: string } }).stored.type;
 const logBytes = () =>
   readdirSync(eventsDir)
     .filter((name) => name.endsWith('.ndjson'))
@@ -78,7 +81,7 @@ describe.each(codecs)('event log compaction, %s lines', (_, each) => {
     const log = await open();
     await writeHistory(log);
     const before = await replayed();
-    const kept = lines().filter((line) => !line.includes('"memory.referenced"'));
+    const kept = lines().filter((line) => typeOf(line) !== 'memory.referenced');
     const bytesBefore = logBytes();
 
     const compaction = await log.compact();
@@ -91,12 +94,36 @@ describe.each(codecs)('event log compaction, %s lines', (_, each) => {
     expect(after.entries.get('a3')).toMatchObject({ referenceCount: 0 }); // not the reference written before it was stored
     expect(after.entries.has('b1')).toBe(false);
     // Every other line is as it was, checksum included; the references are two lines now.
-    expect(lines().filter((line) => !line.includes('"memory.referenced"'))).toEqual(kept);
-    expect(lines().filter((line) => line.includes('"memory.referenced"'))).toHaveLength(2);
+    expect(lines().filter((line) => typeOf(line) !== 'memory.referenced')).toEqual(kept);
+    expect(lines().filter((line) => typeOf(line) === 'memory.referenced')).toHaveLength(2);
     expect(logBytes()).toBeLessThan(bytesBefore / 3);
     const reopened = await open();
     expect(reopened.lastSeq).toBe(log.lastSeq);
     await reopened.close();
+  });
+
+  it('writes the lines of a log written before lines were short in short, and replay gives the same entries', async () => {
+    const log = await open();
+    await writeHistory(log);
+    await log.close();
+    for (const name of readdirSync(eventsDir).filter((file) => file.endsWith('.ndjson'))) {
+      const path = join(eventsDir, name);
+      const old = readFileSync(path, 'utf8')
+        .split('\n')
+        .filter((line) => line !== '')
+        .map((line) => legacyEventLine((decodeEventLine(line) as { stored: StoredEvent }).stored));
+      writeFileSync(path, old.join(''));
+    }
+    const before = await replayed();
+    const bytesBefore = logBytes();
+
+    const reopened = await open();
+    await reopened.compact();
+    await reopened.close();
+
+    expect(lines().every((line) => line.startsWith('{"s":'))).toBe(true);
+    expect(compareEntries((await replayed()).entries, before.entries)).toEqual([]);
+    expect(logBytes()).toBeLessThan(bytesBefore / 3);
   });
 
   it('goes on appending after a compaction, and a second one sums the first sum with the new references', async () => {
@@ -112,7 +139,7 @@ describe.each(codecs)('event log compaction, %s lines', (_, each) => {
     const after = await replayed();
     expect(compareEntries(new Map([...after.entries].filter(([id]) => id !== 'b3')), withNew.entries)).toEqual([]);
     expect(after.entries.get('a1')).toMatchObject({ referenceCount: 32 });
-    expect(lines().filter((line) => line.includes('"memory.referenced"'))).toHaveLength(2);
+    expect(lines().filter((line) => typeOf(line) === 'memory.referenced')).toHaveLength(2);
     expect(readdirSync(eventsDir).filter((name) => name.endsWith('.ndjson'))).toHaveLength(2); // the merged one, and the new one
     expect(firstSums?.removed.length).toBeGreaterThan(0);
     // Reads of the log skip the seqs that are gone and find the sums where the last reference was.
@@ -189,7 +216,7 @@ describe.each(codecs)('event log compaction, %s lines', (_, each) => {
     const [name] = readdirSync(eventsDir).filter((file) => file.endsWith('.ndjson'));
     const path = join(eventsDir, name ?? '');
     const text = readFileSync(path, 'utf8').split('\n');
-    const removedLine = text.findIndex((line) => line.includes('"memory.archived"'));
+    const removedLine = text.findIndex((line) => typeOf(line) === 'memory.archived');
     writeFileSync(path, text.filter((_, index) => index !== removedLine).join('\n'));
     const error = await open().catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(EventLogCorruptError);

@@ -9,7 +9,7 @@ import {
   type MemoryReferencedData,
 } from '@engram/domain';
 import type { EventCodec } from './event-codec.js';
-import { decodeEventLine, encodeEventLine, openStored } from './event-line.js';
+import { decodeEventLine, encodeEventLine, isShortLine, openStored } from './event-line.js';
 import { COMPACTION_TEMP_SUFFIX, lastSeqIn, type Segment } from './event-segment.js';
 import type { RemovedEvent } from '../projection/event-index.js';
 import { fsyncPath } from './fsync.js';
@@ -36,7 +36,8 @@ interface PoolSum {
 
 /**
  * Sums the references of consecutive sealed segments (`group`): every other event stays as it was,
- * byte for byte (checksum included), and each pool's memory.referenced events become one, at the
+ * byte for byte (checksum included), except that a line written before lines were short is written
+ * short (the same stored event, sealed body and all), and each pool's memory.referenced events become one, at the
  * place (seq) of the pool's last one, with each entry's count and last time (MemoryReferencedData).
  * Replaying the result gives the same entries as replaying the original: a reference changes only
  * its entry's count and time, nothing reads them, and only references that changed an entry when
@@ -97,6 +98,9 @@ export async function compactGroup(group: readonly Segment[], events: Iterable<M
         const summary = summaryOf(sum);
         summaries.push(summary);
         line = Buffer.from(encodeEventLine(codec.toStored(summary)));
+      } else if (!isShortLine(line)) {
+        // Written before lines were short: the same event, shorter (a sealed body stays as it was).
+        line = Buffer.from(encodeEventLine(stored));
       }
       offsets.push(size);
       seqs.push(stored.seq);

@@ -135,7 +135,7 @@ describe('MemoryService on a real data dir', () => {
     expect(readFileSync(memoryMd, 'utf8')).not.toContain('hunter2');
     expect(readFileSync(memoryMd, 'utf8')).toContain(`[id:${kept.id}] (project) kept fact`);
     expect(logText()).not.toContain('hunter2');
-    expect(logText()).toContain('memory.purged');
+    expect(logText()).toContain('"t":"purged"');
     await service.close();
     for (const file of readdirSync(dir.path).filter((name) => name.startsWith('engram.db'))) {
       expect(readFileSync(join(dir.path, file)).includes('hunter2')).toBe(false);

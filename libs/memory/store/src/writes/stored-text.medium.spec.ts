@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import { silentLogger } from '@engram/testing';
 import { replayDataDir } from '../data-dir/rebuild.js';
+import { decodeEventLine } from '../event-log/event-line.js';
 import { memoryServicePerTest } from '../testing/memory-service-per-test.js';
 
 const memory = memoryServicePerTest();
@@ -13,7 +14,7 @@ async function copiesOf(id: string, dataDir: string, file: 'USER.md' | 'MEMORY.m
   const logged = readdirSync(join(dataDir, 'events'))
     .flatMap((name) => readFileSync(join(dataDir, 'events', name), 'utf8').split('\n'))
     .filter((line) => line !== '')
-    .map((line) => JSON.parse(line) as { data: { id?: string; content?: string } })
+    .map((line) => (decodeEventLine(line) as { stored: { data: { id?: string; content?: string } } }).stored)
     .filter((event) => event.data.id === id && typeof event.data.content === 'string')
     .map((event) => event.data.content as string);
   // Read as bytes and decoded: what an editor or `cat` shows.
