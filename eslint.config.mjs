@@ -4,6 +4,11 @@ import nx from '@nx/eslint-plugin';
 import tseslint from 'typescript-eslint';
 
 const testingOnlyInSpecs = { name: '@engram/testing', message: 'Test helpers are for specs only.' };
+// The boundary rule's allow list lets specs import tests/support and a lib's testing folder by path: the code they test may not.
+const testSupportOnlyInSpecs = {
+  regex: '(^|/)(tests/support|testing)/',
+  message: 'Test support (tests/support, a testing folder) is for specs only.',
+};
 const SQLITE = 'better-sqlite3-multiple-ciphers';
 const sqliteOnlyInStorage = [
   { name: SQLITE, message: 'SQLite is reached through @engram/memory-store.' },
@@ -30,6 +35,8 @@ const frameworks = ['@nestjs/*', 'fastify', 'bullmq', 'ioredis', 'better-sqlite3
 
 function restrictedImports() {
   const rule = (paths, patterns = []) => ({ '@typescript-eslint/no-restricted-imports': ['error', { paths, patterns }] });
+  // For the code specs test (not specs): test support is refused on top.
+  const codeRule = (paths, patterns = []) => rule(paths, [...patterns, testSupportOnlyInSpecs]);
   const specs = ['**/*.spec.ts', '**/testing/**', '**/*.fixture.ts', 'libs/shared/testing/**', 'tests/**', 'bench/**'];
   // Where the Redis drivers are wired: the repositories, the BullMQ processors, the shared connection, a main.
   const redisHomes = [
@@ -42,12 +49,12 @@ function restrictedImports() {
     {
       files: ['libs/*/*/src/**/*.ts', 'apps/*/src/**/*.ts'],
       ignores: specs,
-      rules: rule([testingOnlyInSpecs, ...sqliteOnlyInStorage, ...redisDrivers]),
+      rules: codeRule([testingOnlyInSpecs, ...sqliteOnlyInStorage, ...redisDrivers]),
     },
-    { files: ['libs/memory/store/src/**/*.ts'], ignores: specs, rules: rule([testingOnlyInSpecs, ...sqliteOpenedInDatabaseTs, ...redisDrivers]) },
-    { files: ['libs/memory/store/src/database/database.ts'], rules: rule([testingOnlyInSpecs, sqliteOnlyInStorage[1], ...redisDrivers]) },
-    { files: redisHomes, rules: rule([testingOnlyInSpecs, ...sqliteOnlyInStorage]) },
-    { files: ['libs/{shared/domain,gateway/engine,worker/handlers}/src/**/*.ts'], ignores: specs, rules: rule([testingOnlyInSpecs], frameworks) },
+    { files: ['libs/memory/store/src/**/*.ts'], ignores: specs, rules: codeRule([testingOnlyInSpecs, ...sqliteOpenedInDatabaseTs, ...redisDrivers]) },
+    { files: ['libs/memory/store/src/database/database.ts'], rules: codeRule([testingOnlyInSpecs, sqliteOnlyInStorage[1], ...redisDrivers]) },
+    { files: redisHomes, rules: codeRule([testingOnlyInSpecs, ...sqliteOnlyInStorage]) },
+    { files: ['libs/{shared/domain,gateway/engine,worker/handlers}/src/**/*.ts'], ignores: specs, rules: codeRule([testingOnlyInSpecs], frameworks) },
     { files: ['libs/{shared/domain,gateway/engine,worker/handlers}/src/**/*.spec.ts'], rules: rule([], frameworks) },
   ];
 }

@@ -5,6 +5,7 @@ import { Redis } from 'ioredis';
 import type { Queue } from 'bullmq';
 import { openMemoryService } from '@engram/memory-store';
 import { because } from '@engram/testing';
+import { memoryInProcess } from '../../../../tests/support/memory-in-process.js';
 
 export type Allowed = Queue;
-export const forbidden = [Database, Redis, openMemoryService, because];
+export const forbidden = [Database, Redis, openMemoryService, because, memoryInProcess];
