@@ -4,8 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { EncryptionKey } from '@engram/config';
 import { MemoryPattern, readInternalToken } from '@engram/contracts';
-import { because, filesContaining, treeDigest } from '@engram/testing';
+import { JobName, jobOptionsFor, QueueName, queuedJobData, type JobItem } from '@engram/jobs';
+import { because, eventually, filesContaining, treeDigest } from '@engram/testing';
+import { Queue } from 'bullmq';
 import { repoRoot } from '../support/compose.js';
 import { freePort } from '../support/ports.js';
 import { startRedis, type TestRedis } from '../support/redis.js';
@@ -96,6 +99,35 @@ describe('the memory service and ENGRAM_ENCRYPTION_KEY, as real processes', () =
       env: { PATH: process.env['PATH'] ?? '', ENGRAM_ENCRYPTION_KEY: key },
     });
     expect(exported.stdout).toContain(TOKEN);
+  });
+
+  it("purge removes the pool's sealed extraction jobs that hold the entry's text, which it opens with the key", async () => {
+    const memory = await startMemory({ REDIS_URL: redis.url, ENGRAM_ENCRYPTION_KEY: key }, { dataDir: join(home, 'purge-jobs') });
+    const client = memory.client(10_000);
+    const extract = new Queue(QueueName.Extract, { connection: { url: redis.url } });
+    try {
+      const add = async (requestId: string, user: string) => {
+        const item: JobItem = {
+          name: JobName.ExtractExchange,
+          data: { pool: 'home', requestId, exchangeId: requestId, suggestions: [], exchange: { user, assistant: 'Noted.' } },
+        };
+        // Delayed, so no worker would take them meanwhile; sealed as a gateway with the key queues them.
+        await extract.add(item.name, queuedJobData(item, EncryptionKey.parse(key)), { ...jobOptionsFor(item), delay: 60_000 });
+      };
+      await add('r-secret', `Remember: the safe opens with ${TOKEN}.`);
+      await add('r-unrelated', 'I like green tea');
+      expect(JSON.stringify((await extract.getJobs(['delayed'])).map((job) => job.data))).not.toContain(TOKEN);
+      const entry = await client.call(MemoryPattern.Store, { pool: 'home', actor: 'user', content: `the safe opens with ${TOKEN}` });
+      await client.call(MemoryPattern.Purge, { pool: 'home', actor: 'user', id: entry.id });
+      await eventually(async () => expect((await extract.getJobs(['delayed', 'waiting'])).map((job) => job.id)).toEqual(['extract.r-unrelated']), {
+        timeout: 10_000,
+      });
+    } finally {
+      await extract.obliterate({ force: true });
+      await extract.close();
+      await client.close();
+      await memory.stop();
+    }
   });
 
   it('refuses a plaintext data dir started with a key, naming engram encrypt, without changing a file', async () => {

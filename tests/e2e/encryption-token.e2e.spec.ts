@@ -10,6 +10,7 @@ import { type MemoryClient, MemoryPattern } from '@engram/contracts';
 import { JobName, jobOptionsFor, QueueName } from '@engram/jobs';
 import { because, eventually, filesContaining } from '@engram/testing';
 import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
 import { repoRoot } from '../support/compose.js';
 import { contentText, startGatewayStack, type GatewayStack } from '../support/gateway-fixture.js';
 import type { RecordedRequest } from '../support/scripted-http.js';
@@ -77,6 +78,10 @@ describe.each([
   let worker: RunningWorker;
   let memory: MemoryClient;
   let running = true;
+  // Every command Redis takes (what its append-only file would write), as the names of those holding the token.
+  let redis: Redis;
+  let monitor: Redis;
+  const redisCommandsWithToken: string[] = [];
 
   beforeAll(async () => {
     home = mkdtempSync(join(tmpdir(), 'engram-token-'));
@@ -99,9 +104,16 @@ describe.each([
       UPSTREAM_API_KEY: 'sk-test',
     });
     memory = stack.memory.client(10_000);
+    redis = new Redis(stack.redis.url);
+    monitor = await redis.monitor();
+    monitor.on('monitor', (_time: string, args: unknown[]) => {
+      if (args.some((arg) => String(arg).includes(token))) redisCommandsWithToken.push(String(args[0]));
+    });
   }, 120_000);
 
   afterAll(async () => {
+    monitor?.disconnect();
+    redis?.disconnect();
     if (running) {
       await memory?.close();
       await worker?.stop();
@@ -183,6 +195,10 @@ describe.each([
     const backup = join(home, 'backup');
     await cliRun(['backup', '--to', backup]);
     expect(existsSync(join(backup, 'backup.json'))).toBe(true);
+
+    // Redis, which writes its jobs to a file of its own, never took the token (the extraction job's texts are sealed).
+    if (encrypted) expect(redisCommandsWithToken).toEqual([]);
+    else expect(redisCommandsWithToken.length).toBeGreaterThan(0);
 
     running = false;
     await memory.close();

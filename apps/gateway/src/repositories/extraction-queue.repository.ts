@@ -1,15 +1,17 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { MemoryPattern, type MemoryClient } from '@engram/contracts';
-import { JobName, jobOptionsFor, queueOfJob, type ExtractExchangeData, type JobItem } from '@engram/jobs';
+import type { EngramConfig } from '@engram/config';
+import { JobName, jobOptionsFor, queueOfJob, queuedJobData, type ExtractExchangeData, type JobItem } from '@engram/jobs';
 import type { ExtractionPort } from '@engram/gateway-engine';
 import type { Logger } from '@engram/observability';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { LOGGER, MEMORY_CLIENT, REDIS } from '../gateway.tokens.js';
+import { CONFIG, LOGGER, MEMORY_CLIENT, REDIS } from '../gateway.tokens.js';
 
 /**
  * Hands exchanges with memory suggestions to the worker's extraction queue. With Redis down the
  * memory service keeps them on disk instead (memory.spool-extraction); never fatal, never waited for.
+ * With an at-rest key the exchange's texts are sealed before they reach Redis (and its append-only file).
  */
 @Injectable()
 export class ExtractionQueueRepository implements ExtractionPort, OnApplicationShutdown {
@@ -19,6 +21,7 @@ export class ExtractionQueueRepository implements ExtractionPort, OnApplicationS
     @Inject(REDIS) private readonly redis: Redis,
     @Inject(MEMORY_CLIENT) private readonly memory: Pick<MemoryClient, 'call'>,
     @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(CONFIG) private readonly config: Pick<EngramConfig, 'encryptionKey'>,
   ) {}
 
   /** After the HTTP server has answered its last request (Nest's shutdown). */
@@ -34,7 +37,7 @@ export class ExtractionQueueRepository implements ExtractionPort, OnApplicationS
     }
     const item: JobItem = { name: JobName.ExtractExchange, data };
     this.ensureQueue()
-      .add(item.name, item.data, jobOptionsFor(item))
+      .add(item.name, queuedJobData(item, this.config.encryptionKey), jobOptionsFor(item))
       .then(
         () => undefined,
         (error: unknown) => this.spool(data, (error as Error).message),

@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import type { EngramConfig } from '@engram/config';
-import { QueueName, jobDataHolds, jobOptionsFor, queueOfJob, type JobItem } from '@engram/jobs';
+import { QueueName, SealedJobError, jobDataHolds, jobOptionsFor, openedExtractionData, queueOfJob, queuedJobData, type JobItem } from '@engram/jobs';
 import { Queue } from 'bullmq';
 import { CONFIG } from '../memory.tokens.js';
 
@@ -18,7 +18,7 @@ export class JobQueueRepository implements OnModuleDestroy {
   constructor(@Inject(CONFIG) private readonly config: EngramConfig) {}
 
   async enqueue(items: readonly JobItem[]): Promise<void> {
-    const added = Promise.all(items.map((item) => this.queue(queueOfJob[item.name]).add(item.name, item.data, jobOptionsFor(item))));
+    const added = Promise.all(items.map((item) => this.queue(queueOfJob[item.name]).add(item.name, queuedJobData(item, this.config.encryptionKey), jobOptionsFor(item))));
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`Redis did not accept jobs within ${ENQUEUE_DEADLINE_MS} ms`)), ENQUEUE_DEADLINE_MS);
@@ -43,7 +43,7 @@ export class JobQueueRepository implements OnModuleDestroy {
       const jobs = await this.queue(name).getJobs(['waiting', 'delayed', 'prioritized', 'waiting-children', 'completed', 'failed', 'active']);
       for (const job of jobs) {
         if ((job.data as { pool?: unknown } | undefined)?.pool !== pool) continue;
-        if (!texts.some((text) => jobDataHolds(job.data, text))) continue;
+        if (!texts.some((text) => jobDataHolds(this.opened(job.data), text))) continue;
         if (await job.isActive()) {
           running += 1;
           continue;
@@ -57,6 +57,16 @@ export class JobQueueRepository implements OnModuleDestroy {
 
   async onModuleDestroy(): Promise<void> {
     await Promise.all([...this.queues.values()].map((queue) => queue.close()));
+  }
+
+  /** A job's data with its sealed texts opened; data that does not open (another key) holds nothing readable. */
+  private opened(data: unknown): unknown {
+    try {
+      return openedExtractionData(data as Parameters<typeof openedExtractionData>[0], this.config.encryptionKey);
+    } catch (error) {
+      if (error instanceof SealedJobError) return null;
+      throw error;
+    }
   }
 
   private queue(name: QueueName): Queue {
