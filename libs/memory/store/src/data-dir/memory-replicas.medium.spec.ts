@@ -1,7 +1,10 @@
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
+import { silentLogger } from '@engram/testing';
 import { postgresPerTest } from '../testing/postgres-per-test.js';
+import { checkEventStoreTable } from './event-store-tools.js';
+import { verifyDataDir } from './rebuild.js';
 
 /** Two memory processes' services on one PostgreSQL event store, each with its own data dir (ENGRAM_EVENT_STORE). */
 const postgres = postgresPerTest();
@@ -82,6 +85,31 @@ describe('memory replicas on one PostgreSQL event store', () => {
     for (const suffix of ['', '-wal', '-shm']) rmSync(join(postgres.dir, 'b', 'engram.db') + suffix, { force: true });
     const rebuilt = await replica('b');
     expect((await rebuilt.get({ pool: 'team', id: kept.id })).content).toBe(kept.content);
+  });
+
+  it('copies again at start the tail its copy of the table lost in a power cut, though its database had applied it', async () => {
+    const a = await replica('a');
+    const b = await replica('b');
+    const stored = [];
+    for (let i = 0; i < 6; i++) stored.push(await a.store({ ...user, content: `the build server number ${i} is called hopper` }));
+    expect(await b.list({ pool: 'team', limit: 100 })).toHaveLength(6);
+    await postgres.close(b);
+    // What a power cut leaves of appends the kernel had not written out: two lines and a half of six.
+    const events = join(postgres.dir, 'b', 'events');
+    const segment = join(
+      events,
+      readdirSync(events).find((name) => name.endsWith('.ndjson'))!,
+    );
+    const lines = readFileSync(segment, 'utf8').split('\n');
+    expect(lines).toHaveLength(7);
+    writeFileSync(segment, `${lines.slice(0, 2).join('\n')}\n${lines[2]!.slice(0, 40)}`);
+    const meanwhile = await a.store({ ...user, content: 'the staging server runs Debian 12' });
+
+    const restarted = await replica('b');
+    for (const entry of [...stored, meanwhile]) expect((await restarted.get({ pool: 'team', id: entry.id })).content).toBe(entry.content);
+    await postgres.close(restarted);
+    expect(await checkEventStoreTable(join(postgres.dir, 'b'), postgres.database.url, silentLogger())).toEqual({ ok: true, problems: [], rows: 7 });
+    expect(await verifyDataDir(join(postgres.dir, 'b'), silentLogger())).toMatchObject({ ok: true, lastSeq: 7, memories: 7 });
   });
 
   it('purges everywhere: the table and every replica forget the text', async () => {

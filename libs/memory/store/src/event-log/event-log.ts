@@ -19,6 +19,7 @@ export { EventLogCorruptError } from './event-segment.js';
 
 export const DEFAULT_SEGMENT_MAX_BYTES = 64 * 1024 * 1024;
 const APPEND_DURABLY = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_DSYNC;
+const APPEND = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT;
 
 export interface EventLogOptions {
   readonly dir: string;
@@ -30,6 +31,11 @@ export interface EventLogOptions {
   readonly readOnly?: boolean;
   /** Called once when a write or fsync fails and the log refuses further writes: the process should restart. */
   readonly onFatal?: (error: Error) => void;
+  /**
+   * false: an append resolves once the kernel has its bytes, not the disk (no O_DSYNC). Only for a copy
+   * of a store that is the source of truth and makes the copy's lost tail again (PostgresEventStore's).
+   */
+  readonly durable?: boolean;
   /**
    * Compacts by itself once the references it has not summed yet weigh at least `minReferenceBytes`
    * and `shareOfRest` times the rest of the log (see compact()). Absent: only when asked.
@@ -69,6 +75,7 @@ export class EventLog extends EventLogReader implements EventStore {
   private readonly segmentMaxBytes: number;
   private active: FileHandle | null = null;
   private onFatal: ((error: Error) => void) | undefined;
+  private appendFlags = APPEND_DURABLY;
   private tail: Promise<unknown> = Promise.resolve();
   private failure: Error | null = null;
   private closed = false;
@@ -100,6 +107,7 @@ export class EventLog extends EventLogReader implements EventStore {
     const { segments, purged } = scanEventLog(options.dir, options.logger, options.readOnly === true, options.codec);
     const log = new EventLog(options.dir, options.logger, segments, options.segmentMaxBytes ?? DEFAULT_SEGMENT_MAX_BYTES, options.codec);
     log.onFatal = options.onFatal;
+    if (options.durable === false) log.appendFlags = APPEND;
     log.autoCompact = options.autoCompact;
     log.onCompacted = options.onCompacted;
     if (options.readOnly) {
@@ -313,7 +321,7 @@ export class EventLog extends EventLogReader implements EventStore {
   }
 
   private async activeHandle(segment: Segment): Promise<FileHandle> {
-    if (!this.active) this.active = await open(segment.path, APPEND_DURABLY);
+    if (!this.active) this.active = await open(segment.path, this.appendFlags);
     return this.active;
   }
 

@@ -480,6 +480,11 @@ async function openMirror(options: PostgresEventStoreOptions): Promise<EventLog>
       dir: options.mirrorDir,
       logger: options.logger,
       codec: options.codec ?? plainEventCodec,
+      // Not flushed to disk append by append: the table is the source of truth, a write is acknowledged
+      // once PostgreSQL committed it, and a tail of the copy lost with the machine's power is copied again
+      // at start (pulled before the read model opens, which may have applied it: checkMirror only asks
+      // that the copy be a prefix of the table), a damaged one made again below.
+      durable: false,
       ...(options.readOnly ? { readOnly: true } : {}),
       ...(options.onFatal ? { onFatal: options.onFatal } : {}),
     });
