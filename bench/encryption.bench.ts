@@ -1,13 +1,19 @@
 /**
  * What encryption at rest costs (#23), plaintext and encrypted side by side in one run, each figure
  * measured in alternating rounds so both see the same machine: acknowledged writes/s at concurrency 1
- * and 64 (an ack = the event fsync'd, SQLite, the flat files: sealed events, SQLCipher pages and
- * sealed flat files when encrypted), search p50/p95 with 10k and 100k memories in one pool (both
+ * and 64 (an ack = the event fsync'd, SQLite, the flat files: sealed events, encrypted pages and
+ * sealed flat files when encrypted), search p50/p95 with 10k and 100k memories in one pool (the
  * services open at once, queried in alternating blocks), `engram replay` of a 100k-event log, and
  * the start of the memory service on a 100k-event data dir whose database is caught up (the scan of
  * the log, opening the database, rendering the flat files). Ratios are encrypted / plaintext for
  * times and plaintext / encrypted for rates: above 1 is what encryption costs.
+ *
+ * Encrypted data dirs get the current page cipher (AEGIS-256). With ENGRAM_BENCH_OLD_CIPHER=1 a third
+ * column runs a data dir on the cipher of before (SQLCipher 4, recorded in its encryption.json as such
+ * data dirs have it), to show the two side by side.
  */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { pino } from 'pino';
 import { EncryptionKey } from '@engram/config';
 import { openMemoryService, replayDataDir, sealedEventCodec, type MemoryService } from '@engram/memory-store';
@@ -19,18 +25,36 @@ import { median, percentile } from './stats.js';
 const SUITE = 'encryption';
 const logger = pino({ level: 'silent' });
 const key = EncryptionKey.parse(EncryptionKey.generate());
-const MODES = [
+interface Mode {
+  readonly name: string;
+  readonly key: EncryptionKey | null;
+  /** The data dir's page cipher, written in its encryption.json before the first start; absent: the current one. */
+  readonly pages?: string;
+}
+const MODES: readonly Mode[] = [
   { name: 'plaintext', key: null },
+  ...(process.env['ENGRAM_BENCH_OLD_CIPHER'] === '1' ? [{ name: 'encrypted, SQLCipher 4 (before)', key, pages: 'sqlcipher-4' }] : []),
   { name: 'encrypted', key },
-] as const;
-type Mode = (typeof MODES)[number];
+];
+type Samples = Record<string, number[]>;
+const samples = (): Samples => Object.fromEntries(MODES.map((mode) => [mode.name, []]));
 
 const open = (dataDir: string, mode: Mode): Promise<MemoryService> =>
   openMemoryService({ dataDir, tier1MaxChars: 400, logger, encryptionKey: mode.key, clock: () => new Date('2026-03-01T00:00:00.000Z') });
 
+/** A new data dir for `mode`: one encrypted with the cipher of before has that marker from the start, as such data dirs do. */
+function newDataDir(prefix: string, mode: Mode): ReturnType<typeof tempDataDir> {
+  const dir = tempDataDir(prefix);
+  if (mode.key && mode.pages) {
+    const marker = { format: 1, keyId: mode.key.id, databases: mode.pages, events: 'sealed-aes-256-gcm' };
+    writeFileSync(join(dir.path, 'encryption.json'), `${JSON.stringify(marker, null, 2)}\n`);
+  }
+  return dir;
+}
+
 /** A data dir of `count` events (90% stores) with its database caught up, encrypted or not. */
 async function dataDirOf(count: number, mode: Mode): Promise<ReturnType<typeof tempDataDir>> {
-  const dir = tempDataDir(`engram-bench-${mode.name}-`);
+  const dir = newDataDir(`engram-bench-${mode.key ? 'encrypted' : 'plaintext'}-`, mode);
   // The first start marks an encrypted data dir (encryption.json) before any event is written.
   await (await open(dir.path, mode)).close();
   await writeLog(dir.path, count, mode.key ? sealedEventCodec(mode.key) : undefined);
@@ -38,21 +62,22 @@ async function dataDirOf(count: number, mode: Mode): Promise<ReturnType<typeof t
   return dir;
 }
 
-/** Rows for one figure: each mode's median over the rounds, and the ratio. */
-function rows(metric: string, unit: string, values: Record<Mode['name'], number[]>, higherIsBetter: boolean, note: string): BenchRow[] {
-  const plain = median(values.plaintext);
-  const sealed = median(values.encrypted);
+/** Rows for one figure: each mode's median over the rounds, and each encrypted mode's ratio to plaintext. */
+function rows(metric: string, unit: string, values: Samples, higherIsBetter: boolean, note: string): BenchRow[] {
+  const plain = median(values['plaintext']!);
   return [
-    { suite: SUITE, metric: `${metric}, plaintext`, value: plain, unit, note },
-    { suite: SUITE, metric: `${metric}, encrypted`, value: sealed, unit, note },
-    {
-      suite: SUITE,
-      metric: `${metric}, cost of encryption`,
-      value: higherIsBetter ? plain / sealed : sealed / plain,
-      unit: 'x',
-      target: '<= 1.3',
-      note: `${values.plaintext.length} alternating rounds each`,
-    },
+    ...MODES.map((mode) => ({ suite: SUITE, metric: `${metric}, ${mode.name}`, value: median(values[mode.name]!), unit, note })),
+    ...MODES.filter((mode) => mode.key).map((mode) => {
+      const sealed = median(values[mode.name]!);
+      return {
+        suite: SUITE,
+        metric: `${metric}, cost of ${mode.name}`,
+        value: higherIsBetter ? plain / sealed : sealed / plain,
+        unit: 'x',
+        target: '<= 1.3',
+        note: `${values['plaintext']!.length} alternating rounds each`,
+      };
+    }),
   ];
 }
 
@@ -63,11 +88,11 @@ const cpuSince = (from: NodeJS.CpuUsage): number => {
 };
 
 async function writeRate(concurrency: number, total: number, rounds: number): Promise<BenchRow[]> {
-  const values: Record<Mode['name'], number[]> = { plaintext: [], encrypted: [] };
-  const cpu: Record<Mode['name'], number[]> = { plaintext: [], encrypted: [] };
+  const values = samples();
+  const cpu = samples();
   for (let round = 0; round < rounds; round++) {
     for (const mode of MODES) {
-      const dir = tempDataDir('engram-bench-writes-');
+      const dir = newDataDir('engram-bench-writes-', mode);
       const service = await open(dir.path, mode);
       try {
         let next = 0;
@@ -81,8 +106,8 @@ async function writeRate(concurrency: number, total: number, rounds: number): Pr
             }
           }),
         );
-        values[mode.name].push(total / ((performance.now() - started) / 1000));
-        cpu[mode.name].push(cpuSince(cpuStart) / total);
+        values[mode.name]!.push(total / ((performance.now() - started) / 1000));
+        cpu[mode.name]!.push(cpuSince(cpuStart) / total);
       } finally {
         await service.close();
         dir.remove();
@@ -100,35 +125,21 @@ async function searchLatency(size: number): Promise<BenchRow[]> {
   const dirs = await Promise.all(MODES.map((mode) => dataDirOf(size, mode)));
   const services = await Promise.all(MODES.map((mode, index) => open(dirs[index]!.path, mode)));
   try {
-    const samples: Record<Mode['name'], number[]> = { plaintext: [], encrypted: [] };
+    const latencies = samples();
     for (const service of services) for (let i = 0; i < 200; i++) await service.search({ pool: 'bench', query: query(i), limit: 10 });
     for (let block = 0; block < 20; block++) {
       for (const [index, mode] of MODES.entries()) {
         for (let i = block * 100; i < (block + 1) * 100; i++) {
           const started = performance.now();
           await services[index]!.search({ pool: 'bench', query: query(i), limit: 10 });
-          samples[mode.name].push(performance.now() - started);
+          latencies[mode.name]!.push(performance.now() - started);
         }
       }
     }
     const label = `${size / 1000}k`;
     const note = 'in-process, 2,000 2-word queries each, in alternating blocks of 100, limit 10';
-    return [
-      ...rows(
-        `search p50 @${label}`,
-        'ms',
-        { plaintext: [percentile(samples.plaintext, 50)], encrypted: [percentile(samples.encrypted, 50)] },
-        false,
-        note,
-      ),
-      ...rows(
-        `search p95 @${label}`,
-        'ms',
-        { plaintext: [percentile(samples.plaintext, 95)], encrypted: [percentile(samples.encrypted, 95)] },
-        false,
-        note,
-      ),
-    ];
+    const at = (p: number): Samples => Object.fromEntries(MODES.map((mode) => [mode.name, [percentile(latencies[mode.name]!, p)]]));
+    return [...rows(`search p50 @${label}`, 'ms', at(50), false, note), ...rows(`search p95 @${label}`, 'ms', at(95), false, note)];
   } finally {
     for (const service of services) await service.close();
     for (const dir of dirs) dir.remove();
@@ -138,23 +149,23 @@ async function searchLatency(size: number): Promise<BenchRow[]> {
 async function replayAndStart(count: number, rounds: number): Promise<BenchRow[]> {
   const dirs = await Promise.all(MODES.map((mode) => dataDirOf(count, mode)));
   try {
-    const replay: Record<Mode['name'], number[]> = { plaintext: [], encrypted: [] };
-    const start: Record<Mode['name'], number[]> = { plaintext: [], encrypted: [] };
-    const startCpu: Record<Mode['name'], number[]> = { plaintext: [], encrypted: [] };
+    const replay = samples();
+    const start = samples();
+    const startCpu = samples();
     let memories = 0;
     for (let round = 0; round < rounds; round++) {
       for (const [index, mode] of MODES.entries()) {
         const started = performance.now();
         const result = await replayDataDir(dirs[index]!.path, logger, { encryptionKey: mode.key });
-        replay[mode.name].push(result.eventsApplied / ((performance.now() - started) / 1000));
+        replay[mode.name]!.push(result.eventsApplied / ((performance.now() - started) / 1000));
         memories = result.memoriesRebuilt;
       }
       for (const [index, mode] of MODES.entries()) {
         const started = performance.now();
         const cpuStart = process.cpuUsage();
         const service = await open(dirs[index]!.path, mode);
-        start[mode.name].push(performance.now() - started);
-        startCpu[mode.name].push(cpuSince(cpuStart) / 1000);
+        start[mode.name]!.push(performance.now() - started);
+        startCpu[mode.name]!.push(cpuSince(cpuStart) / 1000);
         await service.close();
       }
     }

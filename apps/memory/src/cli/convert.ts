@@ -9,7 +9,9 @@ const STOP_FIRST = 'stop the memory service (and gateway, worker) first; safe to
 /** `engram encrypt [--data-dir D]`: the key is ENGRAM_ENCRYPTION_KEY (or _FILE), as the services will read it. */
 export function encryptCommand(): Command {
   return new Command('encrypt')
-    .description(`encrypt a plaintext data dir with ENGRAM_ENCRYPTION_KEY (or ENGRAM_ENCRYPTION_KEY_FILE); ${STOP_FIRST}`)
+    .description(
+      `encrypt a plaintext data dir with ENGRAM_ENCRYPTION_KEY (or ENGRAM_ENCRYPTION_KEY_FILE), or bring one encrypted with it in an older format up to date; ${STOP_FIRST}`,
+    )
     .option('--data-dir <dir>', 'data dir (default: $ENGRAM_DATA_DIR or ./data)')
     .action(async (options: { dataDir?: string }) => {
       const to = requiredKey('the key to encrypt with (`npx engram keygen` prints one)');

@@ -113,7 +113,7 @@ export interface EngramConfig {
   readonly embeddings: EmbeddingsConfig | null;
   /**
    * The at-rest key (ENGRAM_ENCRYPTION_KEY, or the file ENGRAM_ENCRYPTION_KEY_FILE names): with it, the
-   * data dir's databases are SQLCipher files. Null (the default): everything is written in the clear.
+   * data dir's databases have their pages encrypted. Null (the default): everything is written in the clear.
    */
   readonly encryptionKey: EncryptionKey | null;
   /**

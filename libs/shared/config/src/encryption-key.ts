@@ -14,9 +14,10 @@ export class UnsealError extends Error {
 
 /**
  * The at-rest key (ENGRAM_ENCRYPTION_KEY): 32 random bytes, written as 64 hex digits or base64.
- * SQLCipher takes the bytes as a raw key (no passphrase derivation, so `sqlcipher` opens the files
- * with `PRAGMA key = "x'<hex>'"`); what Engram seals itself uses a key derived from them; the data dir
- * records only `id`, a fingerprint that tells a wrong key from damage and reveals nothing of the key.
+ * The SQLite driver takes the bytes as a raw key (no passphrase derivation: `PRAGMA key = "x'<hex>'"`,
+ * SQLCipher's form, which SQLite3 Multiple Ciphers reads for every cipher); what Engram seals itself
+ * uses a key derived from them; the data dir records only `id`, a fingerprint that tells a wrong key
+ * from damage and reveals nothing of the key.
  * The bytes never appear in a log line, an error or JSON.
  */
 export class EncryptionKey {
@@ -45,7 +46,7 @@ export class EncryptionKey {
     throw new Error(`must be ${KEY_BYTES} bytes written as 64 hex digits or base64 (44 characters); \`npx engram keygen\` prints a fresh one`);
   }
 
-  /** SQLCipher's raw-key form, for `PRAGMA key` and `ATTACH ... KEY`. */
+  /** The raw-key form (SQLCipher's syntax, whatever the cipher), for `PRAGMA key` and `ATTACH ... KEY`. */
   get sqlcipherKey(): string {
     return `x'${this.#bytes.toString('hex')}'`;
   }
@@ -54,7 +55,7 @@ export class EncryptionKey {
    * AES-256-GCM with a fresh random nonce: `nonce (12) | ciphertext | tag (16)`. `associatedData`
    * (where the bytes belong: a file's place, an event's id, pool and seq) is authenticated, not
    * stored: bytes moved elsewhere fail to open. The key is derived from the configured one (HKDF),
-   * so it is never the SQLCipher key.
+   * so it is never the databases' key.
    */
   seal(plaintext: Uint8Array, associatedData: string): Buffer {
     const nonce = this.freshNonce();

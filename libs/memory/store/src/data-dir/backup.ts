@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { EncryptionKey } from '@engram/config';
 import { copyDatabase, copySqliteFile } from '../database/database.js';
 import { DataDir } from './data-dir.js';
-import { assertKeyFitsDataDir, ENCRYPTION_MARKER_FILE, eventCodecOf } from './data-dir-encryption.js';
+import { assertKeyFitsDataDir, databaseKeyOf, ENCRYPTION_MARKER_FILE, eventCodecOf } from './data-dir-encryption.js';
 import { EventLog } from '../event-log/event-log.js';
 
 /** What a backup folder holds, written last as `backup.json`: a folder without it is not a backup. */
@@ -51,7 +51,9 @@ export async function backupDataDir(
 
   const marker = join(dataDir.root, ENCRYPTION_MARKER_FILE);
   if (existsSync(marker)) copyFileSync(marker, join(partial, ENCRYPTION_MARKER_FILE));
-  const databaseSeq = existsSync(dataDir.databasePath) ? copyDatabase(dataDir.databasePath, join(partial, 'engram.db'), key) : 0;
+  const databaseSeq = existsSync(dataDir.databasePath)
+    ? copyDatabase(dataDir.databasePath, join(partial, 'engram.db'), databaseKeyOf(dataDir.root, key))
+    : 0;
 
   const eventsCopy = join(partial, 'events');
   mkdirSync(eventsCopy);
@@ -67,7 +69,7 @@ export async function backupDataDir(
   }
 
   const vectors = existsSync(dataDir.vectorsPath);
-  if (vectors) copySqliteFile(dataDir.vectorsPath, join(partial, VECTORS_FILE), key);
+  if (vectors) copySqliteFile(dataDir.vectorsPath, join(partial, VECTORS_FILE), databaseKeyOf(dataDir.root, key));
 
   const pools = existsSync(dataDir.poolsDir) ? readdirSync(dataDir.poolsDir).sort() : [];
   for (const pool of pools) {

@@ -125,13 +125,14 @@ describe('engram encrypt / decrypt / rekey', () => {
 
   it('encrypt seals the log of a data dir encrypted with the same key before the log was sealed', async () => {
     const { id } = await plaintextDataDir();
-    // As the encryption of before: the databases and sealed files encrypted, the log copied clear, no `events` in the marker.
+    // As the encryption of before: the databases and sealed files encrypted, the log copied clear, no `events` in the marker
+    // (its pages are in the current cipher here: sqlcipher-data-dir.medium.spec.ts has a data dir with the old one).
     await convertDataDir(dir.path, { command: 'encrypt', to: key }, logger);
     await convertDataDir(dir.path, { command: 'decrypt', from: key }, logger);
     const clearLog = readFileSync(join(dir.path, 'events', '0000000000000001.ndjson'));
     await convertDataDir(dir.path, { command: 'encrypt', to: key }, logger);
     writeFileSync(join(dir.path, 'events', '0000000000000001.ndjson'), clearLog);
-    writeFileSync(join(dir.path, 'encryption.json'), JSON.stringify({ format: 1, keyId: key.id, databases: 'sqlcipher-4' }));
+    writeFileSync(join(dir.path, 'encryption.json'), JSON.stringify({ format: 1, keyId: key.id, databases: 'aegis-256' }));
     expect(clearFiles()).toEqual(['events/0000000000000001.ndjson']);
     await expect(open(key)).rejects.toThrow(/was encrypted before Engram sealed its event log/);
 

@@ -7,11 +7,12 @@ import { convertDatabaseFile } from '../database/database.js';
 import { DataDir } from './data-dir.js';
 import {
   CONVERSION_JOURNAL_FILE,
+  databaseKeyOf,
   ENCRYPTION_MARKER_FILE,
   EncryptionKeyError,
   eventCodecOf,
+  isCurrentFormat,
   readEncryptionMarker,
-  sealsEvents,
   writeEncryptionMarker,
   type ConversionJournal,
 } from './data-dir-encryption.js';
@@ -66,9 +67,10 @@ export async function convertDataDir(root: string, conversion: Conversion, logge
     const journalPath = join(root, CONVERSION_JOURNAL_FILE);
     let journal = existsSync(journalPath) ? (JSON.parse(readFileSync(journalPath, 'utf8')) as ConversionJournal) : null;
     const resumed = journal !== null;
-    // `encrypt` of a data dir encrypted with this key before its log was sealed: from the key to the key, sealing the log.
-    const sealingOnly = conversion.command === 'encrypt' && (journal ? journal.from !== null : isEncryptedWithClearLog(root, conversion.to));
-    const from = 'from' in conversion ? conversion.from : sealingOnly ? to : null;
+    // `encrypt` of a data dir encrypted with this key in an older format (its log clear, or its pages in an older
+    // cipher): from the key to the key, sealing the log and rewriting the pages in the current cipher.
+    const sameKey = conversion.command === 'encrypt' && (journal ? journal.from !== null : isEncryptedInOlderFormat(root, conversion.to));
+    const from = 'from' in conversion ? conversion.from : sameKey ? to : null;
     const wanted: ConversionJournal = { command: conversion.command, from: from?.id ?? null, to: to?.id ?? null, step: 'copying' };
     if (journal && (journal.command !== wanted.command || journal.from !== wanted.from || journal.to !== wanted.to)) {
       throw new EncryptionKeyError(
@@ -128,17 +130,17 @@ export async function convertDataDir(root: string, conversion: Conversion, logge
 /** The data dir is as the command leaves it: run again after it finished, it has nothing to do. */
 function isDone(root: string, conversion: Conversion): boolean {
   const marker = readEncryptionMarker(root);
-  return conversion.command === 'decrypt' ? marker === null : marker?.keyId === conversion.to.id && sealsEvents(root);
+  return conversion.command === 'decrypt' ? marker === null : marker?.keyId === conversion.to.id && isCurrentFormat(root);
 }
 
-function isEncryptedWithClearLog(root: string, key: EncryptionKey): boolean {
-  return readEncryptionMarker(root)?.keyId === key.id && !sealsEvents(root);
+function isEncryptedInOlderFormat(root: string, key: EncryptionKey): boolean {
+  return readEncryptionMarker(root)?.keyId === key.id && !isCurrentFormat(root);
 }
 
 function assertSource(root: string, conversion: Conversion): void {
   const marker = readEncryptionMarker(root);
   if (conversion.command === 'encrypt') {
-    if (marker && !isEncryptedWithClearLog(root, conversion.to))
+    if (marker && !isEncryptedInOlderFormat(root, conversion.to))
       throw new EncryptionKeyError(`the data dir ${root} is encrypted with another key already: \`npx engram rekey\` changes its key`);
     return;
   }
@@ -158,7 +160,9 @@ async function writeConvertedCopy(root: string, target: string, from: Encryption
   // First, so that the copy is never taken for a plaintext data dir.
   if (to) writeEncryptionMarker(target, to);
   for (const database of ['engram.db', 'vectors.db']) {
-    if (existsSync(join(root, database))) convertDatabaseFile(join(root, database), join(target, database), from, to);
+    if (existsSync(join(root, database))) {
+      convertDatabaseFile(join(root, database), join(target, database), databaseKeyOf(root, from), databaseKeyOf(target, to));
+    }
   }
   if (existsSync(join(root, 'events'))) {
     mkdirSync(join(target, 'events'));

@@ -86,7 +86,7 @@ describe('a data dir with ENGRAM_ENCRYPTION_KEY', () => {
     expect(existsSync(join(dir.path, 'vectors.db'))).toBe(true);
     expect(plaintextDatabaseFiles(dir.path)).toEqual([]);
     const marker = readFileSync(join(dir.path, ENCRYPTION_MARKER_FILE), 'utf8');
-    expect(JSON.parse(marker)).toEqual({ format: 1, keyId: key.id, databases: 'sqlcipher-4', events: 'sealed-aes-256-gcm' });
+    expect(JSON.parse(marker)).toEqual({ format: 1, keyId: key.id, databases: 'aegis-256', events: 'sealed-aes-256-gcm' });
 
     const again = await open(key);
     try {

@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from
 import { join } from 'node:path';
 import type { EncryptionKey } from '@engram/config';
 import { DataDir } from './data-dir.js';
+import { CURRENT_PAGE_CIPHER, PAGE_CIPHERS, type AtRestKey, type PageCipher } from '../database/page-cipher.js';
 import { plainEventCodec, sealedEventCodec, type EventCodec } from '../event-log/event-codec.js';
 import { fsyncPath } from '../event-log/fsync.js';
 
@@ -12,8 +13,8 @@ export interface EncryptionMarker {
   readonly format: 1;
   /** EncryptionKey.id of the key the data dir is encrypted with. */
   readonly keyId: string;
-  /** How: the databases are SQLCipher 4 files keyed with the raw key. */
-  readonly databases: 'sqlcipher-4';
+  /** How the pages of its SQLite files are encrypted with the raw key (page-cipher.ts). */
+  readonly databases: PageCipher;
   /**
    * How the event log stores each event: its data sealed (sealedEventCodec). Absent in a data dir
    * encrypted before the log was sealed: its lines are clear, and `engram encrypt` seals them.
@@ -76,6 +77,11 @@ export function assertKeyFitsDataDir(root: string, key: EncryptionKey | null): v
       `the data dir ${root} is encrypted with another key than ENGRAM_ENCRYPTION_KEY (or ENGRAM_ENCRYPTION_KEY_FILE) holds`,
     );
   }
+  if (marker && !PAGE_CIPHERS.includes(marker.databases)) {
+    throw new EncryptionKeyError(
+      `the data dir ${root} is encrypted in a way this Engram does not know (pages: ${String(marker.databases)}): run the Engram that encrypted it`,
+    );
+  }
   if (marker && marker.events !== SEALED_EVENTS && holdsEvents(root)) {
     throw new EncryptionKeyError(
       `the data dir ${root} was encrypted before Engram sealed its event log, which is still clear: stop the services and run \`npx engram encrypt\` with the same key to seal it`,
@@ -92,12 +98,14 @@ export function assertKeyFitsDataDir(root: string, key: EncryptionKey | null): v
 export function markEncryptedIfNew(root: string, key: EncryptionKey | null): void {
   if (!key || sealsEvents(root)) return;
   // A marker from before the log was sealed, on a data dir with no event yet: its first event is sealed.
-  if (readEncryptionMarker(root) && holdsEvents(root)) return;
-  writeEncryptionMarker(root, key);
+  const marker = readEncryptionMarker(root);
+  if (marker && holdsEvents(root)) return;
+  // Its databases, if any, stay keyed as they are.
+  writeEncryptionMarker(root, key, marker?.databases);
 }
 
-export function writeEncryptionMarker(root: string, key: EncryptionKey): void {
-  const marker: EncryptionMarker = { format: 1, keyId: key.id, databases: 'sqlcipher-4', events: SEALED_EVENTS };
+export function writeEncryptionMarker(root: string, key: EncryptionKey, databases: PageCipher = CURRENT_PAGE_CIPHER): void {
+  const marker: EncryptionMarker = { format: 1, keyId: key.id, databases, events: SEALED_EVENTS };
   const path = join(root, ENCRYPTION_MARKER_FILE);
   writeFileSync(`${path}.tmp`, `${JSON.stringify(marker, null, 2)}\n`);
   fsyncPath(`${path}.tmp`);
@@ -116,6 +124,19 @@ export function sealsEvents(root: string): boolean {
  */
 export function eventCodecOf(root: string, key: EncryptionKey | null): EventCodec {
   return key && sealsEvents(root) ? sealedEventCodec(key) : plainEventCodec;
+}
+
+/**
+ * How the SQLite files of the data dir (or backup) at `root` are keyed: its marker's cipher; a data dir
+ * that has none yet gets the current one. Callers check the key against the data dir first.
+ */
+export function databaseKeyOf(root: string, key: EncryptionKey | null): AtRestKey {
+  return key ? { key, cipher: readEncryptionMarker(root)?.databases ?? CURRENT_PAGE_CIPHER } : null;
+}
+
+/** Whether an encrypted data dir is in the format `engram encrypt` writes: its log sealed, its pages in the current cipher. */
+export function isCurrentFormat(root: string): boolean {
+  return sealsEvents(root) && readEncryptionMarker(root)?.databases === CURRENT_PAGE_CIPHER;
 }
 
 function holdsMemory(root: string): boolean {

@@ -6,7 +6,7 @@ import type { MemoryEvent } from '@engram/domain';
 import type { Embedder } from '@engram/embeddings';
 import { CommitFeed } from '../writes/commit-feed.js';
 import { DataDir } from './data-dir.js';
-import { assertKeyFitsDataDir, eventCodecOf, markEncryptedIfNew } from './data-dir-encryption.js';
+import { assertKeyFitsDataDir, databaseKeyOf, eventCodecOf, markEncryptedIfNew } from './data-dir-encryption.js';
 import { DataDirLock } from './data-dir-lock.js';
 import { AUTO_COMPACT, EventLog, type EventLogOptions, type LogCompaction } from '../event-log/event-log.js';
 import { FlatFiles } from '../flat-files/flat-files.js';
@@ -15,6 +15,7 @@ import type { MemoryQueries } from '../projection/memory-queries.js';
 import { MemoryService } from '../writes/memory-service.js';
 import { removeMovedAsideDatabases } from '../database/moved-aside-databases.js';
 import { keyPragmas, openDatabaseOrMoveAside, shareDatabase } from '../database/database.js';
+import { CURRENT_PAGE_CIPHER, type AtRestKey } from '../database/page-cipher.js';
 import { Projection } from '../projection/projection.js';
 import { VectorService } from '../vectors/vector-service.js';
 import { VectorStore } from '../vectors/vector-store.js';
@@ -87,6 +88,13 @@ export async function openMemoryService(options: MemoryServiceOptions): Promise<
     // Again under the lock: `engram encrypt` may have finished in between.
     assertKeyFitsDataDir(dataDir.root, key);
     markEncryptedIfNew(dataDir.root, key);
+    const databaseKey = databaseKeyOf(dataDir.root, key);
+    if (databaseKey && databaseKey.cipher !== CURRENT_PAGE_CIPHER) {
+      options.logger.info(
+        { cipher: databaseKey.cipher, current: CURRENT_PAGE_CIPHER },
+        'the databases are encrypted with an older, slower cipher: `npx engram encrypt` with the same key (services stopped) moves them to the current one',
+      );
+    }
     let onCompacted: (compaction: LogCompaction) => void = () => undefined;
     const codec = eventCodecOf(dataDir.root, key);
     const shared = options.eventStore
@@ -110,7 +118,7 @@ export async function openMemoryService(options: MemoryServiceOptions): Promise<
         onCompacted: (compaction) => onCompacted(compaction),
         ...(options.onFatal ? { onFatal: options.onFatal } : {}),
       }));
-    const opened = openDatabaseOrMoveAside(dataDir.databasePath, key, options.logger);
+    const opened = openDatabaseOrMoveAside(dataDir.databasePath, databaseKey, options.logger);
     db = opened.db;
     projection = new Projection(db);
     // A full disk stops writes instead of the start: a service that exits on it is restarted onto the same full disk.
@@ -120,7 +128,7 @@ export async function openMemoryService(options: MemoryServiceOptions): Promise<
       options.logger.warn({ databaseSeq: projection.lastSeq }, 'the database is behind a compaction of the event log; rebuilding it from the log');
       projection.close();
       for (const suffix of ['', '-wal', '-shm']) rmSync(dataDir.databasePath + suffix, { force: true });
-      const rebuilt = openDatabaseOrMoveAside(dataDir.databasePath, key, options.logger);
+      const rebuilt = openDatabaseOrMoveAside(dataDir.databasePath, databaseKey, options.logger);
       db = rebuilt.db;
       startedFull ??= rebuilt.fullDisk ?? undefined;
       projection = new Projection(db);
@@ -141,13 +149,13 @@ export async function openMemoryService(options: MemoryServiceOptions): Promise<
       db,
       dataDir.databasePath,
       (error) => options.logger.warn({ err: error }, 'a WAL checkpoint failed; the next one retries'),
-      keyPragmas(key),
+      keyPragmas(databaseKey),
     );
     if (shared && filledFromEmpty) {
       // A new replica: the jobs of the history were handed to Redis by the replicas before it.
       projection.outboxCursor.markDispatched(Math.min(await shared.dispatchedSeq(), projection.lastSeq));
     }
-    const hybrid = options.embeddings ? openHybridSearch(db, queries, dataDir, key, options.embeddings, options.logger) : undefined;
+    const hybrid = options.embeddings ? openHybridSearch(db, queries, dataDir, databaseKey, options.embeddings, options.logger) : undefined;
     const commits = new CommitFeed(options.logger);
     if (hybrid) commits.subscribe((events) => hybrid.store.noteEvents(events));
     return new MemoryService({
@@ -188,7 +196,7 @@ function openHybridSearch(
   db: Database.Database,
   queries: MemoryQueries,
   dataDir: DataDir,
-  key: EncryptionKey | null,
+  key: AtRestKey,
   embeddings: NonNullable<MemoryServiceOptions['embeddings']>,
   logger: Logger,
 ): { readonly store: VectorStore; readonly search: HybridSearch } {

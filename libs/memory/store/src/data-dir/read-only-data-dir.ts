@@ -3,7 +3,7 @@ import type Database from 'better-sqlite3-multiple-ciphers';
 import type { EncryptionKey } from '@engram/config';
 import type { MemoryEntry } from '@engram/domain';
 import { DataDir } from './data-dir.js';
-import { assertKeyFitsDataDir } from './data-dir-encryption.js';
+import { assertKeyFitsDataDir, databaseKeyOf } from './data-dir-encryption.js';
 import { openReadOnlyDatabase } from '../database/database.js';
 import { DatabaseMeta } from '../database/database-meta.js';
 import { MemoryQueries } from '../projection/memory-queries.js';
@@ -25,7 +25,7 @@ export class ReadOnlyDataDir {
     const path = new DataDir(root).databasePath;
     assertKeyFitsDataDir(root, key);
     if (!existsSync(path)) throw new Error(`no database at ${path}; start the memory service or run \`engram replay\` first`);
-    return new ReadOnlyDataDir(openReadOnlyDatabase(path, key));
+    return new ReadOnlyDataDir(openReadOnlyDatabase(path, databaseKeyOf(root, key)));
   }
 
   /** Every entry of a pool, archived ones too, oldest first. */

@@ -4,9 +4,10 @@ import type { Logger } from 'pino';
 import type { EncryptionKey } from '@engram/config';
 import { replayEvents, type MemoryEvent } from '@engram/domain';
 import { DataDir } from './data-dir.js';
-import { eventCodecOf } from './data-dir-encryption.js';
+import { databaseKeyOf, eventCodecOf } from './data-dir-encryption.js';
 import { withDataDirHeld } from './held-data-dir.js';
 import { foldWal } from '../database/database.js';
+import type { AtRestKey } from '../database/page-cipher.js';
 import { compareEntries } from './entry-equality.js';
 import { EventLog } from '../event-log/event-log.js';
 import { fsyncPath } from '../event-log/fsync.js';
@@ -54,7 +55,7 @@ export async function replayDataDir(
     const temp = `${dataDir.databasePath}.replay-tmp`;
     removeDatabaseFiles(temp);
     // A temp file that is verified and fsync'd before the swap need not be synced on every commit.
-    const projection = Projection.open(temp, { bulk: true, key });
+    const projection = Projection.open(temp, { bulk: true, key: databaseKeyOf(root, key) });
     let eventsApplied: number;
     let memoriesRebuilt: number;
     try {
@@ -73,7 +74,7 @@ export async function replayDataDir(
     // Whatever closing left next to the temp file belongs to it, not to the database swapped in.
     for (const suffix of ['-wal', '-shm']) rmSync(temp + suffix, { force: true });
     fsyncPath(temp);
-    swapIn(temp, dataDir.databasePath, key);
+    swapIn(temp, dataDir.databasePath, databaseKeyOf(root, key));
     logger.info({ eventsApplied, memoriesRebuilt }, 'replaced the database with one rebuilt from the event log');
     return { eventsApplied, memoriesRebuilt, lastSeq: log.lastSeq, databasePath: dataDir.databasePath };
   });
@@ -109,7 +110,7 @@ export async function compactDataDir(
       await log.close();
     }
     if (compaction && existsSync(dataDir.databasePath)) {
-      const projection = Projection.open(dataDir.databasePath, { key });
+      const projection = Projection.open(dataDir.databasePath, { key: databaseKeyOf(root, key) });
       try {
         projection.eventIndex.noteCompaction(compaction.removed, compaction.summaries);
       } finally {
@@ -157,7 +158,7 @@ export async function verifyHeldDataDir(
   }
   let projection: Projection;
   try {
-    projection = Projection.open(dataDir.databasePath, { key });
+    projection = Projection.open(dataDir.databasePath, { key: databaseKeyOf(root, key) });
   } catch (error) {
     return { ok: false, problems: [`database: ${error instanceof Error ? error.message : String(error)}`], lastSeq: log.lastSeq, memories: 0 };
   }
@@ -175,7 +176,7 @@ export async function verifyHeldDataDir(
       problems.push(`full-text index: ${error instanceof Error ? error.message : String(error)}`);
     }
     const vectors = options.embeddingsModel
-      ? vectorCoverage(dataDir.vectorsPath, key, options.embeddingsModel, projection.queries.allEntries())
+      ? vectorCoverage(dataDir.vectorsPath, databaseKeyOf(root, key), options.embeddingsModel, projection.queries.allEntries())
       : undefined;
     return { ok: problems.length === 0, problems, lastSeq: log.lastSeq, memories: projection.queries.count(), ...(vectors ? { vectors } : {}) };
   } finally {
@@ -195,7 +196,7 @@ export function compareWithLog(projection: Projection, log: EventSource): string
   return problems;
 }
 
-function swapIn(temp: string, target: string, key: EncryptionKey | null): void {
+function swapIn(temp: string, target: string, key: AtRestKey): void {
   // Fold the old WAL into the old file first, so no stale WAL is ever read against the new file
   // (a corrupt old database's WAL is worthless: it is removed below).
   if (existsSync(target)) foldWal(target, key);

@@ -6,7 +6,7 @@ import { checkLogCopy, MANIFEST_FILE, VECTORS_FILE, type BackupManifest } from '
 import { checkedLastSeq } from '../database/database.js';
 import { DataDir } from './data-dir.js';
 import { DataDirLock } from './data-dir-lock.js';
-import { ENCRYPTION_MARKER_FILE, EncryptionKeyError, readEncryptionMarker } from './data-dir-encryption.js';
+import { databaseKeyOf, ENCRYPTION_MARKER_FILE, EncryptionKeyError, readEncryptionMarker } from './data-dir-encryption.js';
 
 export interface RestoreReport {
   readonly manifest: BackupManifest;
@@ -41,7 +41,7 @@ export async function restoreDataDir(
   assertKeyFitsBackup(backup, key);
   const logSeq = await checkLogCopy(backup, key, logger);
   if (logSeq !== manifest.logSeq) throw new Error(`the backup's log ends at seq ${logSeq}, its manifest says ${manifest.logSeq}`);
-  if (existsSync(join(backup, 'engram.db')) && checkedLastSeq(join(backup, 'engram.db'), key) > logSeq) {
+  if (existsSync(join(backup, 'engram.db')) && checkedLastSeq(join(backup, 'engram.db'), databaseKeyOf(backup, key)) > logSeq) {
     throw new Error(`the backup's database is ahead of its log (seq ${logSeq})`);
   }
 

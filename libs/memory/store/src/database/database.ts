@@ -4,23 +4,21 @@
  * it for a backup. The one place that opens a connection to a database (a lint rule keeps the
  * driver's value import here), the data dir's lock file included.
  *
- * With an at-rest key every file but the lock is a SQLCipher 4 file keyed with the raw key. Its pages
- * are decrypted when read into SQLite's page cache, so the cache of a keyed connection is larger:
- * a search then reads the pages it needs from memory rather than decrypting them again.
+ * With an at-rest key every file but the lock has its pages encrypted with the raw key, by the cipher the
+ * data dir records (page-cipher.ts). Pages are decrypted when read into SQLite's page cache, so the cache
+ * of a keyed connection is larger: a search then reads the pages it needs from memory rather than
+ * decrypting them again.
  */
 import { existsSync, renameSync } from 'node:fs';
 import Database from 'better-sqlite3-multiple-ciphers';
 import type { Logger } from 'pino';
-import type { EncryptionKey } from '@engram/config';
 import { DatabaseMeta } from './database-meta.js';
+import { cipherPragmas, type AtRestKey } from './page-cipher.js';
 import { isOutOfSpace } from '../data-dir/out-of-space.js';
 import { SCHEMA_SQL, SCHEMA_VERSION } from './schema.js';
 
 /** Pages a keyed connection keeps decrypted (KiB, as a negative cache_size): SQLite's default is 2 MiB. */
 const KEYED_CACHE_KIB = 64 * 1024;
-
-/** An open database and how its file is keyed: null for a plaintext data dir. */
-export type AtRestKey = EncryptionKey | null;
 
 export interface DatabaseOptions {
   /** Fewer fsyncs and a larger cache, for a file that is fsync'd and verified before it is used (replay). */
@@ -118,7 +116,8 @@ export function openReadOnlyDatabase(path: string, key: AtRestKey): Database.Dat
 export function attachDatabase(db: Database.Database, path: string, schema: string, key: AtRestKey): void {
   if (!/^[a-z_]+$/.test(schema)) throw new Error(`invalid schema name ${schema}`);
   if (key) {
-    db.prepare(`ATTACH DATABASE ? AS ${schema} KEY ?`).run(path, key.sqlcipherKey);
+    // The connection's cipher pragmas (keyPragmas) are the defaults ATTACH keys with.
+    db.prepare(`ATTACH DATABASE ? AS ${schema} KEY ?`).run(path, key.key.sqlcipherKey);
     db.pragma(`${schema}.cache_size = -${KEYED_CACHE_KIB}`);
   } else {
     db.prepare(`ATTACH DATABASE ? AS ${schema}`).run(path);
@@ -158,8 +157,8 @@ export function copySqliteFile(source: string, destination: string, key: AtRestK
 }
 
 /**
- * A copy of a database file keyed with another key, or none (`engram encrypt`, `decrypt`, `rekey`):
- * a self-contained copy under the source's key, then SQLCipher's rekey of the copy, which rewrites
+ * A copy of a database file keyed with another key or cipher, or none (`engram encrypt`, `decrypt`,
+ * `rekey`): a self-contained copy under the source's key, then a rekey of the copy, which rewrites
  * every page. The source is only read.
  */
 export function convertDatabaseFile(source: string, destination: string, from: AtRestKey, to: AtRestKey): void {
@@ -167,11 +166,8 @@ export function convertDatabaseFile(source: string, destination: string, from: A
   const db = new Database(destination, { fileMustExist: true });
   try {
     keyConnection(db, from);
-    if (!from) {
-      db.pragma(`cipher = 'sqlcipher'`);
-      db.pragma('legacy = 4');
-    }
-    db.pragma(to ? `rekey = "${to.sqlcipherKey}"` : `rekey = ''`);
+    if (to) for (const pragma of cipherPragmas(to.cipher)) db.pragma(pragma);
+    db.pragma(to ? `rekey = "${to.key.sqlcipherKey}"` : `rekey = ''`);
     assertIntact(db, destination);
   } finally {
     db.close();
@@ -191,7 +187,7 @@ export function foldWal(path: string, key: AtRestKey): void {
 }
 
 /**
- * Keys a new connection (before its first read): SQLCipher 4's format, the raw key. A wrong key shows
+ * Keys a new connection (before its first read): the data dir's cipher, the raw key. A wrong key shows
  * at the first read as SQLITE_NOTADB, like a file that is not a database at all; the data dir's
  * encryption marker (data-dir-encryption.ts) tells the two apart before any file is opened.
  */
@@ -202,7 +198,7 @@ function keyConnection(db: Database.Database, key: AtRestKey): void {
 /** The pragmas that key a connection, in order (a worker thread's connection runs them too); none without a key. */
 export function keyPragmas(key: AtRestKey): string[] {
   if (!key) return [];
-  return [`cipher = 'sqlcipher'`, 'legacy = 4', `key = "${key.sqlcipherKey}"`, `cache_size = -${KEYED_CACHE_KIB}`];
+  return [...cipherPragmas(key.cipher), `key = "${key.key.sqlcipherKey}"`, `cache_size = -${KEYED_CACHE_KIB}`];
 }
 
 function assertIntact(db: Database.Database, path: string): void {

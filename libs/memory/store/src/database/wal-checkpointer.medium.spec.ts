@@ -4,6 +4,7 @@ import Database from 'better-sqlite3-multiple-ciphers';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { EncryptionKey } from '@engram/config';
 import { keyPragmas, openDatabase, openReadOnlyDatabase } from './database.js';
+import { PAGE_CIPHERS } from './page-cipher.js';
 import { Projection } from '../projection/projection.js';
 import { storedEvent as stored } from '@engram/testing';
 import { tempDataDir } from '@engram/testing';
@@ -49,8 +50,8 @@ describe('WalCheckpointer', () => {
     }
   });
 
-  it('keys its connection like the writer: an encrypted database is checkpointed too', async () => {
-    const key = EncryptionKey.parse(EncryptionKey.generate());
+  it.each(PAGE_CIPHERS)('keys its connection like the writer: an encrypted database (%s) is checkpointed too', async (cipher) => {
+    const key = { key: EncryptionKey.parse(EncryptionKey.generate()), cipher };
     const path = join(dir.path, 'engram.db');
     const db = openDatabase(path, { key });
     const projection = new Projection(db);

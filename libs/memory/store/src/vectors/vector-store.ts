@@ -6,7 +6,8 @@ import type { Logger } from 'pino';
 import * as sqliteVec from 'sqlite-vec';
 import { BINARY_CODE_SCHEME, binaryCode, codeFromBlob, codeToBlob } from './binary-code.js';
 import { contentHash } from './content-hash.js';
-import { attachDatabase, openReadOnlyDatabase, type AtRestKey } from '../database/database.js';
+import { attachDatabase, openReadOnlyDatabase } from '../database/database.js';
+import type { AtRestKey } from '../database/page-cipher.js';
 import { VectorIndex } from './vector-index.js';
 
 /**
