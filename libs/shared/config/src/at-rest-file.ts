@@ -18,6 +18,11 @@ export function sealFile(content: Uint8Array, key: EncryptionKey | null, place: 
   return Buffer.concat([SEALED_FILE_HEADER, key.seal(content, place)]);
 }
 
+/** `sealFile` of the parts' concatenation, as pieces to write one after the other (no copy of the whole). */
+export function sealFileParts(parts: readonly Buffer[], key: EncryptionKey | null, place: string): Buffer[] {
+  return key ? [SEALED_FILE_HEADER, ...key.sealParts(parts, place)] : [...parts];
+}
+
 /** The content of a file written by sealFile with the same key and place; throws AtRestFileError or UnsealError. */
 export function openFile(stored: Uint8Array, key: EncryptionKey | null, place: string): Buffer {
   const bytes = Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength);

@@ -1,7 +1,7 @@
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, writevSync } from 'node:fs';
 import { rename } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type EncryptionKey, openFile, sealFile } from '@engram/config';
+import { type EncryptionKey, openFile, sealFileParts } from '@engram/config';
 import { MEMORY_TYPES, type MemoryEntry, type MemoryType } from '@engram/domain';
 import type { DataDir } from '../data-dir/data-dir.js';
 import { FLAT_FILES, FLAT_SEPARATOR_LINE, flatFileParts, parseFlatFile, renderFlatBlock, type FlatEntry } from './flat-file-format.js';
@@ -162,7 +162,7 @@ export class FlatFiles {
       if (blocks.body.length > MAX_BODY_CHUNKS) blocks.body = [Buffer.concat(blocks.body)];
       const parts = flatFileParts(pool, type, blocks.body);
       try {
-        writeParts(temp, this.key ? [sealFile(Buffer.concat(parts), this.key, place(pool, type))] : parts);
+        writeParts(temp, sealFileParts(parts, this.key, place(pool, type)));
       } catch (error) {
         // A half-written temp file (ENOSPC) would hold on to its space; the next render starts over from the database.
         rmSync(temp, { force: true });
