@@ -20,6 +20,8 @@ import { MemoriesController } from './controllers/memories.controller.js';
 import { PassthroughController } from './controllers/passthrough.controller.js';
 import { PoolsController } from './controllers/pools.controller.js';
 import { ResponsesController } from './controllers/responses.controller.js';
+import { ModelRoutes } from './http/model-routes.js';
+import { OpenModeGuard } from './http/open-mode-guard.js';
 import {
   ANTHROPIC_UPSTREAM,
   API_KEYS,
@@ -149,6 +151,8 @@ export class AppModule {
         MemoryRestService,
         HealthService,
         McpService,
+        OpenModeGuard,
+        ModelRoutes,
       ],
     };
   }

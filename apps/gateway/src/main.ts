@@ -1,6 +1,5 @@
 import 'reflect-metadata';
-import { randomUUID } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerOptions } from 'node:http';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { loadConfig } from '@engram/config';
@@ -15,15 +14,17 @@ import {
   NestPinoLogger,
   stopOnSignals,
 } from '@engram/observability';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyServerFactoryHandler } from 'fastify';
 import { AppModule } from './app.module.js';
+import { logAnswered } from './http/access-log.js';
+import { BODY_LIMIT_BYTES } from './http/body-limit.js';
 import { serveConsole } from './http/console-assets.js';
+import { ModelRoutes } from './http/model-routes.js';
 import { OpenAiErrorFilter } from './http/openai-error.filter.js';
-import { guardOpenMode } from './http/open-mode-guard.js';
+import { OpenModeGuard } from './http/open-mode-guard.js';
+import { requestIdOf } from './http/request-id.js';
 import { API_KEYS } from './gateway.tokens.js';
 
-/** Largest request body accepted (base64 images fit); larger is a 413. */
-const BODY_LIMIT_BYTES = 32 * 1024 * 1024;
 async function bootstrap(): Promise<void> {
   const config = loadConfig(process.env);
   const logger = createLogger('gateway', config.logLevel);
@@ -36,7 +37,14 @@ async function bootstrap(): Promise<void> {
   });
   const redis = createFailFastRedis(config.redisUrl);
 
+  // Built with the app below; the server takes requests only once it listens.
+  const built: { modelRoutes?: ModelRoutes } = {};
   const adapter = new FastifyAdapter({
+    // The model routes' requests reach ModelRoutes first; what it does not take goes to Fastify.
+    serverFactory: (fastifyHandler: FastifyServerFactoryHandler, options: ServerSettings) =>
+      httpServer((request, response) => {
+        if (!built.modelRoutes?.serve(request, response)) fastifyHandler(request, response);
+      }, options),
     bodyLimit: BODY_LIMIT_BYTES,
     genReqId: (request: IncomingMessage) => requestIdOf(request),
     requestIdHeader: false,
@@ -47,6 +55,8 @@ async function bootstrap(): Promise<void> {
     bodyParser: false,
   });
   const keys = app.get<ApiKeys>(API_KEYS);
+  const modelRoutes = app.get(ModelRoutes);
+  built.modelRoutes = modelRoutes;
   const fastify = app.getHttpAdapter().getInstance() as FastifyInstance;
   // Bodies stay raw bytes: forwarded verbatim when memory is off, parsed once by the gateway otherwise.
   fastify.removeAllContentTypeParsers();
@@ -55,22 +65,16 @@ async function bootstrap(): Promise<void> {
     void reply.header('x-request-id', request.id);
     done();
   });
-  if (keys.open) guardOpenMode(fastify, config.allowedHosts, logger);
+  app.get(OpenModeGuard).install(fastify);
   fastify.addHook('onResponse', (request, reply, done) => {
-    // The path only: a query string holds what a person searched for (`?q=`), which must not outlive a purge in the logs.
-    const path = request.url.split('?', 1)[0]!;
-    const level = QUIET_PATHS.has(path) ? 'debug' : 'info';
-    logger[level](
-      {
-        requestId: request.id,
-        method: request.method,
-        path,
-        route: request.routeOptions.url,
-        status: reply.statusCode,
-        ms: Math.round(reply.elapsedTime * 10) / 10,
-      },
-      'request',
-    );
+    logAnswered(logger, {
+      requestId: request.id,
+      method: request.method,
+      url: request.url,
+      route: request.routeOptions.url,
+      status: reply.statusCode,
+      ms: reply.elapsedTime,
+    });
     done();
   });
   app.useGlobalFilters(new OpenAiErrorFilter(logger));
@@ -88,6 +92,8 @@ async function bootstrap(): Promise<void> {
 
   stopOnSignals(logger, async () => {
     // Nest stops what it built (the gate's probe, the upstream pools, the queue, the subscriber); main.ts what it opened.
+    // Fastify answers 503 from the start of app.close(): the model routes leave their requests to it from then on.
+    modelRoutes.close();
     await app.close();
     await Promise.allSettled([memoryClient.close()]);
     redis.disconnect();
@@ -96,13 +102,23 @@ async function bootstrap(): Promise<void> {
   logUncaughtErrors(logger, 'keep-running');
 }
 
-/** Probes polled every few seconds: their access lines would drown the rest at info. */
-const QUIET_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/metrics']);
+/** What Fastify hands a serverFactory: its options, defaults filled in. */
+interface ServerSettings {
+  readonly http?: ServerOptions;
+  readonly keepAliveTimeout?: number;
+  readonly requestTimeout?: number;
+  readonly connectionTimeout?: number;
+  readonly maxRequestsPerSocket?: number;
+}
 
-/** The client's x-request-id when it is a sane token, else a new UUID. */
-function requestIdOf(request: IncomingMessage): string {
-  const given = request.headers['x-request-id'];
-  return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();
+/** Node's HTTP server with the settings Fastify gives its own (it makes none when given a serverFactory). */
+function httpServer(listener: RequestListener, options: ServerSettings): Server {
+  const server = createServer(options.http ?? {}, listener);
+  if (options.keepAliveTimeout !== undefined) server.keepAliveTimeout = options.keepAliveTimeout;
+  if (options.requestTimeout !== undefined) server.requestTimeout = options.requestTimeout;
+  server.setTimeout(options.connectionTimeout ?? 0);
+  if (options.maxRequestsPerSocket !== undefined && options.maxRequestsPerSocket > 0) server.maxRequestsPerSocket = options.maxRequestsPerSocket;
+  return server;
 }
 
 bootstrap().catch(exitOnStartFailure('gateway'));

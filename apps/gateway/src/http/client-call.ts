@@ -1,9 +1,9 @@
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { ClientSink } from '@engram/gateway-engine';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { HttpSink } from './http-sink.js';
 
-/** A client's request once taken over from Fastify: what a service reads of it, and the sink every byte of the answer goes through. */
+/** A client's request once its body is in: what a service reads of it, and the sink every byte of the answer goes through. */
 export interface ClientCall {
   readonly id: string;
   readonly method: string;
@@ -21,13 +21,18 @@ const NO_BODY = Buffer.alloc(0);
 /** Hijacks the reply: from here on the service answers through an HttpSink over Node's response, not through Fastify. */
 export function takeOver(request: FastifyRequest, reply: FastifyReply): ClientCall {
   void reply.hijack();
+  return callOver(request.raw, reply.raw, request.id, Buffer.isBuffer(request.body) ? request.body : NO_BODY);
+}
+
+/** A call over Node's own request and response (read to its end: `body`), answered through an HttpSink. */
+export function callOver(request: IncomingMessage, response: ServerResponse, id: string, body: Buffer): ClientCall {
   return {
-    id: request.id,
-    method: request.method,
-    url: request.url,
+    id,
+    method: request.method ?? '',
+    url: request.url ?? '',
     headers: request.headers,
-    body: Buffer.isBuffer(request.body) ? request.body : NO_BODY,
-    sink: new HttpSink(reply.raw, request.id),
-    onFinished: (listener) => reply.raw.once('finish', () => listener(reply.raw.statusCode)),
+    body,
+    sink: new HttpSink(response, id),
+    onFinished: (listener) => response.once('finish', () => listener(response.statusCode)),
   };
 }
