@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import type { ClientSink } from '@engram/gateway-engine';
 
@@ -9,17 +10,15 @@ const WRITTEN = Promise.resolve();
  * instead of filling memory, and `signal` aborts when the client goes away before the end.
  */
 export class HttpSink implements ClientSink {
-  readonly signal: AbortSignal;
+  readonly signal = new ClientGone();
   started = false;
-  private readonly controller = new AbortController();
 
   constructor(
     private readonly response: ServerResponse,
     private readonly requestId: string,
   ) {
-    this.signal = this.controller.signal;
     response.once('close', () => {
-      if (!response.writableFinished) this.controller.abort();
+      if (!response.writableFinished) this.signal.abort();
     });
   }
 
@@ -60,5 +59,16 @@ export class HttpSink implements ClientSink {
 
   end(): void {
     if (!this.response.writableEnded) this.response.end();
+  }
+}
+
+/** The sink's signal: emits 'abort' once, when the client went away before the end of its answer. */
+class ClientGone extends EventEmitter {
+  aborted = false;
+
+  abort(): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.emit('abort');
   }
 }

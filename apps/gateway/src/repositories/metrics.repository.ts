@@ -41,7 +41,7 @@ export class MetricsRepository {
   }
 
   request(route: string, status: number): void {
-    this.requests.labels(route, String(status)).inc();
+    this.requests.inc({ route, status: String(status) });
   }
   upstreamSeconds(seconds: number): void {
     this.upstreamLatency.observe(seconds);
@@ -53,6 +53,6 @@ export class MetricsRepository {
     this.tier1Chars.inc(chars);
   }
   error(kind: ErrorKind): void {
-    this.errors.labels(kind).inc();
+    this.errors.inc({ kind });
   }
 }

@@ -1,6 +1,6 @@
-import { Pool, errors as undiciErrors } from 'undici';
+import { Pool, errors as undiciErrors, type Dispatcher } from 'undici';
 import type { IncomingHttpHeaders } from 'node:http';
-import { upstreamError, type UpstreamPort, type UpstreamReply } from '@engram/gateway-engine';
+import { upstreamError, type ClientSignal, type UpstreamPort, type UpstreamReply } from '@engram/gateway-engine';
 
 export interface UpstreamOptions {
   /** e.g. https://api.openai.com/v1 (no trailing slash). */
@@ -18,7 +18,7 @@ export interface UpstreamOptions {
   readonly connections?: number;
 }
 
-type Forward = (method: string, path: string, body: Uint8Array | null, signal: AbortSignal) => Promise<UpstreamReply>;
+type Forward = (method: string, path: string, body: Uint8Array | null, signal: ClientSignal) => Promise<UpstreamReply>;
 
 /** Client headers that never travel upstream: hop-by-hop, length, Engram's own, and the client's credentials. */
 const DROPPED_REQUEST_HEADERS = new Set([
@@ -108,11 +108,11 @@ export class UpstreamRepository {
     path: string,
     headers: Record<string, string>,
     body: string | Uint8Array | null,
-    signal: AbortSignal,
+    signal: ClientSignal,
   ): Promise<UpstreamReply> {
     try {
       const response = await this.pool.request({ method, path: this.basePath + path, headers, body, signal });
-      return { status: response.statusCode, headers: forwardedResponseHeaders(response.headers), body: mapBodyErrors(response.body) };
+      return new UpstreamResponse(response);
     } catch (error) {
       throw toUpstreamError(error, signal);
     }
@@ -149,6 +149,29 @@ function forwardedResponseHeaders(headers: IncomingHttpHeaders): Record<string, 
   return kept;
 }
 
+/** An undici response as the engine reads it, failures of its body mapped like those of the request. */
+class UpstreamResponse implements UpstreamReply {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+
+  constructor(private readonly response: Dispatcher.ResponseData) {
+    this.status = response.statusCode;
+    this.headers = forwardedResponseHeaders(response.headers);
+  }
+
+  get body(): AsyncIterable<Uint8Array> {
+    return mapBodyErrors(this.response.body);
+  }
+
+  async bytes(): Promise<Uint8Array> {
+    try {
+      return await this.response.body.bytes();
+    } catch (error) {
+      throw toUpstreamError(error, null);
+    }
+  }
+}
+
 async function* mapBodyErrors(body: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
   try {
     for await (const chunk of body) yield chunk;
@@ -157,7 +180,7 @@ async function* mapBodyErrors(body: AsyncIterable<Uint8Array>): AsyncIterable<Ui
   }
 }
 
-function toUpstreamError(error: unknown, signal: AbortSignal | null): unknown {
+function toUpstreamError(error: unknown, signal: ClientSignal | null): unknown {
   if (signal?.aborted) return error;
   if (
     error instanceof undiciErrors.HeadersTimeoutError ||

@@ -1,3 +1,4 @@
+import type { EventEmitter } from 'node:events';
 import type { MemoryClient } from '@engram/contracts';
 import type { ExtractExchangeData } from '@engram/jobs';
 
@@ -9,11 +10,20 @@ export interface UpstreamReply {
   readonly status: number;
   readonly headers: Readonly<Record<string, string>>;
   readonly body: AsyncIterable<Uint8Array>;
+  /** The whole body at once, when the port can read it so for less than iterating `body` (one or the other, never both). */
+  readonly bytes?: () => Promise<Uint8Array>;
 }
+
+/**
+ * Aborts when the client goes away: an AbortSignal, or an EventEmitter that emits 'abort' once and
+ * then says `aborted` (undici takes either; the gateway makes one per request, and an EventEmitter
+ * costs a fraction of an AbortController to make and to listen to).
+ */
+export type ClientSignal = AbortSignal | (EventEmitter & { readonly aborted: boolean });
 
 /** Sends one request body upstream (auth, base URL, timeouts are the port's business). */
 export interface UpstreamPort {
-  post(path: string, body: string | Uint8Array, signal: AbortSignal): Promise<UpstreamReply>;
+  post(path: string, body: string | Uint8Array, signal: ClientSignal): Promise<UpstreamReply>;
 }
 
 /** Where a client response goes. `write` resolves once the client has taken the bytes (back-pressure). */
@@ -26,7 +36,7 @@ export interface ClientSink {
   /** Cuts the connection mid-body, so the client sees a broken response rather than a truncated one. */
   abort(): void;
   /** Aborts when the client goes away. */
-  readonly signal: AbortSignal;
+  readonly signal: ClientSignal;
   readonly started: boolean;
 }
 

@@ -1,5 +1,6 @@
 import { EngramHttpError, internalError, openAiErrorBody } from './errors.js';
 import type { ClientSink, UpstreamReply } from './ports.js';
+import { readAll } from './read-all.js';
 
 /**
  * Pass-through without memory: the upstream's status, headers and body bytes reach the client
@@ -20,9 +21,7 @@ export async function relay(send: () => Promise<UpstreamReply>, sink: ClientSink
     const reply = await send();
     if (!reply.headers['content-type']?.includes('text/event-stream')) {
       // A whole JSON answer: one write with its length, not a chunked body.
-      const chunks: Uint8Array[] = [];
-      for await (const chunk of reply.body) chunks.push(chunk);
-      sink.respond(reply.status, reply.headers, chunks.length === 1 ? (chunks[0] as Uint8Array) : Buffer.concat(chunks));
+      sink.respond(reply.status, reply.headers, await readAll(reply));
       return;
     }
     sink.startStream(reply.status, reply.headers);

@@ -3,8 +3,9 @@ import { EngramHttpError, internalError, upstreamError } from './errors.js';
 import { extractionFor } from './extraction.js';
 import { MEMORY_LIMIT_MESSAGE } from './memory-tools.js';
 import type { MemoryToolExecutor } from './memory-tool-executor.js';
-import type { ClientSink, ExtractionPort, UpstreamPort, UpstreamReply } from './ports.js';
+import type { ClientSignal, ClientSink, ExtractionPort, UpstreamPort, UpstreamReply } from './ports.js';
 import { isMemoryToolName, type ModelTurn, type ToolCall, type ToolResult, type TurnContext } from './turn.js';
+import { readAll } from './read-all.js';
 import { sseBatches } from './sse.js';
 import type { StreamRewriter, WireAdapter } from './wire-adapter.js';
 
@@ -116,7 +117,7 @@ export async function runTurn<R>(adapter: WireAdapter<R>, request: R, context: T
   }
 }
 
-async function callUpstream(deps: TurnDeps, path: string, body: string, signal: AbortSignal): Promise<UpstreamReply> {
+async function callUpstream(deps: TurnDeps, path: string, body: string, signal: ClientSignal): Promise<UpstreamReply> {
   const started = performance.now();
   const reply = await deps.upstream.post(path, body, signal);
   deps.observer?.upstreamLatency?.((performance.now() - started) / 1000);
@@ -169,12 +170,6 @@ async function relayUpstreamFailure(reply: UpstreamReply, sink: ClientSink, rewr
   const text = Buffer.from(body).toString('utf8');
   await sink.write(rewriter ? rewriter.fail(reply.status, text) : '');
   sink.end();
-}
-
-async function readAll(reply: UpstreamReply): Promise<Uint8Array> {
-  const chunks: Uint8Array[] = [];
-  for await (const chunk of reply.body) chunks.push(chunk);
-  return chunks.length === 1 ? (chunks[0] as Uint8Array) : Buffer.concat(chunks);
 }
 
 function utf8(bytes: Uint8Array): string {
