@@ -33,6 +33,7 @@ export function callOver(request: IncomingMessage, response: ServerResponse, id:
     headers: request.headers,
     body,
     sink: new HttpSink(response, id),
-    onFinished: (listener) => response.once('finish', () => listener(response.statusCode)),
+    // 'finish' comes at most once.
+    onFinished: (listener) => response.on('finish', () => listener(response.statusCode)),
   };
 }

@@ -17,7 +17,8 @@ export class HttpSink implements ClientSink {
     private readonly response: ServerResponse,
     private readonly requestId: string,
   ) {
-    response.once('close', () => {
+    // `on`, not `once`: 'close' comes once, and a once-wrapper per request is garbage.
+    response.on('close', () => {
       if (!response.writableFinished) this.signal.abort();
     });
   }

@@ -110,12 +110,12 @@ export class UpstreamRepository {
     body: string | Uint8Array | null,
     signal: ClientSignal,
   ): Promise<UpstreamReply> {
-    try {
-      const response = await this.pool.request({ method, path: this.basePath + path, headers, body, signal });
-      return new UpstreamResponse(response);
-    } catch (error) {
-      throw toUpstreamError(error, signal);
-    }
+    return this.pool.request({ method, path: this.basePath + path, headers, body, signal }).then(
+      (response) => new UpstreamResponse(response),
+      (error: unknown) => {
+        throw toUpstreamError(error, signal);
+      },
+    );
   }
 }
 
@@ -163,12 +163,10 @@ class UpstreamResponse implements UpstreamReply {
     return mapBodyErrors(this.response.body);
   }
 
-  async bytes(): Promise<Uint8Array> {
-    try {
-      return await this.response.body.bytes();
-    } catch (error) {
+  bytes(): Promise<Uint8Array> {
+    return this.response.body.bytes().catch((error: unknown) => {
       throw toUpstreamError(error, null);
-    }
+    });
   }
 }
 

@@ -53,19 +53,29 @@ export class MemoryGate implements OnApplicationBootstrap, OnModuleDestroy {
     clearInterval(this.probe);
   }
 
-  /** The pool's Tier 1, or null when memory is unavailable (the request then goes out without memory). */
-  async tier1(pool: string, requestId: string): Promise<Tier1Response | null> {
+  /**
+   * The pool's Tier 1, or null when memory is unavailable (the request then goes out without memory);
+   * at once when the cache holds it, a promise when memory is asked.
+   */
+  tier1(pool: string, requestId: string): Tier1Response | null | Promise<Tier1Response | null> {
     if (this.down && Date.now() < this.downUntil) return null;
     // Without the change announcements a cached block may be stale: ask every time.
     if (!this.options.cacheTrusted()) this.cache.evict(pool);
-    try {
-      const value = await this.cache.get(pool, requestId);
+    const got = this.cache.get(pool, requestId);
+    if (!(got instanceof Promise)) {
       this.markUp();
-      return value;
-    } catch (error) {
-      this.markDown(error, requestId);
-      return null;
+      return got;
     }
+    return got.then(
+      (value) => {
+        this.markUp();
+        return value;
+      },
+      (error: unknown) => {
+        this.markDown(error, requestId);
+        return null;
+      },
+    );
   }
 
   private markUp(): void {

@@ -22,9 +22,16 @@ export class MemoryInjection {
     @Inject(OFFERED_TOOLS) private readonly tools: readonly MemoryToolDefinition[],
   ) {}
 
-  /** The request with memory added; null when memory is unavailable, so the request goes out without it (fail open). */
-  async add<R>(adapter: WireAdapter<R>, request: R, pool: string, requestId: string): Promise<WithMemory<R> | null> {
-    const tier1 = await this.gate.tier1(pool, requestId);
+  /**
+   * The request with memory added; null when memory is unavailable, so the request goes out without it
+   * (fail open). At once when the gate has the pool's Tier 1 cached (most requests), else a promise.
+   */
+  add<R>(adapter: WireAdapter<R>, request: R, pool: string, requestId: string): WithMemory<R> | null | Promise<WithMemory<R> | null> {
+    const tier1 = this.gate.tier1(pool, requestId);
+    return tier1 instanceof Promise ? tier1.then((got) => this.with(adapter, request, got)) : this.with(adapter, request, tier1);
+  }
+
+  private with<R>(adapter: WireAdapter<R>, request: R, tier1: Tier1Response | null): WithMemory<R> | null {
     if (tier1 === null) return null;
     return { request: adapter.withMemory(request, { tier1Block: tier1.block, tools: this.tools }), tier1 };
   }

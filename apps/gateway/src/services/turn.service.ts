@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { EngramConfig } from '@engram/config';
-import { relay, runTurn, type ExtractionPort, type MemoryToolExecutor, type TurnObserver } from '@engram/gateway-engine';
+import { relay, runTurn, type EngramHttpError, type ExtractionPort, type MemoryToolExecutor, type TurnObserver } from '@engram/gateway-engine';
 import type { Logger } from '@engram/observability';
 import type { ClientCall } from '../http/client-call.js';
 import { CONFIG, LOGGER, MEMORY_TOOL_EXECUTOR } from '../gateway.tokens.js';
@@ -48,11 +48,12 @@ export class TurnService {
     };
   }
 
+  private readonly refused = (error: EngramHttpError): void =>
+    this.deps.metrics.error(error.status === 401 || error.status === 403 ? 'auth' : 'bad_request');
+
   async handle<R>(surface: Surface<R>, call: ClientCall, pathPool: string | undefined): Promise<void> {
     call.onFinished((status) => this.deps.metrics.request(surface.route, status));
-    const request = new SurfaceRequest(surface, call, (error) =>
-      this.deps.metrics.error(error.status === 401 || error.status === 403 ? 'auth' : 'bad_request'),
-    );
+    const request = new SurfaceRequest(surface, call, this.refused);
     const pool = request.pool(this.deps.access, pathPool);
     if (pool === null) return;
     const parsed = request.parse();
@@ -72,7 +73,9 @@ export class TurnService {
     const { id: requestId, sink } = request.call;
     const upstream = request.upstream();
     const wanted = request.wantsMemory(parsed);
-    const withMemory = wanted ? await this.deps.memory.add(adapter, parsed, pool, requestId) : null;
+    const added = wanted ? this.deps.memory.add(adapter, parsed, pool, requestId) : null;
+    // Awaited only when memory was asked: a cached Tier 1 costs no turn of the event loop.
+    const withMemory = added instanceof Promise ? await added : added;
     if (withMemory === null) {
       if (wanted) this.deps.metrics.error('memory_unavailable');
       const path = adapter.upstreamPath(parsed);

@@ -33,8 +33,9 @@ export interface TurnDeps {
  * `request` is the adapter's request with memory already added (`withMemory`).
  */
 export async function runTurn<R>(adapter: WireAdapter<R>, request: R, context: TurnContext, deps: TurnDeps, sink: ClientSink): Promise<void> {
-  const clientTools = adapter.clientToolNames(request);
-  const view = new ClientView((name) => isMemoryToolName(name) && !clientTools.has(name));
+  // Read when the model calls a memory tool's name, not for each answer that passes unchanged.
+  let clientTools: ReadonlySet<string> | undefined;
+  const view = new ClientView((name) => isMemoryToolName(name) && !(clientTools ??= adapter.clientToolNames(request)).has(name));
   const rewriter = adapter.isStream(request) ? adapter.createStreamRewriter(view) : null;
   const bodies: unknown[] = [];
   const path = adapter.upstreamPath(request);
