@@ -15,14 +15,15 @@
  *   The second is a throughput test in disguise: client, upstream and gateway share two cores, so
  *   at 32 in flight a request mostly waits for CPU (latency = 32 / throughput). Its rows come with
  *   the CPU time per request of the gateway and of the bench process (client + upstream), which
- *   explain it;
+ *   explain it (medians over the batches; ENGRAM_BENCH_BASELINE adds another checkout's gateway);
  * - concurrency 1 and streamed time to first byte, one request at a time.
  *
  *   npm run bench -- gateway
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
+import { relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { startRedis } from '../tests/support/redis.js';
@@ -30,7 +31,7 @@ import { sleep } from '../tests/support/scripted-http.js';
 import { ScriptedOpenAiUpstream, say } from '../tests/support/scripted-openai-upstream.js';
 import { startGateway, startMemory, type RunningGateway } from '../tests/support/stack.js';
 import type { BenchRow } from './run.js';
-import { percentile } from './stats.js';
+import { median, percentile } from './stats.js';
 
 const CONCURRENCY = 32;
 const BATCH = 1_000;
@@ -45,6 +46,12 @@ const SEQUENTIAL_SAMPLES = 300;
 const SEQUENTIAL_THINKING_SAMPLES = 150;
 const SEQUENTIAL_RUN = 50;
 const ANSWER = 'Engram keeps a little memory for you, and this is a short answer of typical size.';
+/**
+ * Another checkout, built (`npm run build` there): its gateway joins the instant-upstream scenario as
+ * one more target, alternating with the others, so a change's before and after come from one run.
+ *   ENGRAM_BENCH_BASELINE=../engram-before npm run bench -- gateway
+ */
+const BASELINE = process.env['ENGRAM_BENCH_BASELINE'];
 
 const body = (stream: boolean, thinkMs?: number): string =>
   JSON.stringify({
@@ -130,10 +137,20 @@ async function firstByte(pool: Pool, payload: string): Promise<number> {
   return first;
 }
 
-/** CPU time (user + system) a process has used so far, in microseconds, from /proc (Linux). */
+/**
+ * CPU time a process's threads have run so far, in microseconds, from the scheduler's nanosecond
+ * counts (Linux): /proc's stat counts whole 10 ms ticks, 10 µs per request over a batch of 1,000.
+ */
 function processCpuMicros(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  let nanos = 0;
+  for (const thread of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      nanos += Number(readFileSync(`/proc/${pid}/task/${thread}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return nanos / 1_000;
 }
 
 function benchCpuMicros(): number {
@@ -151,7 +168,7 @@ interface Target {
 
 interface TargetRun {
   readonly ms: number[];
-  /** CPU time per request, µs: the proxy process, and this process (client + upstream). */
+  /** CPU time per request, µs, the median over the batches: the proxy process, and this process (client + upstream). */
   readonly proxyCpuUs: number;
   readonly benchCpuUs: number;
 }
@@ -164,19 +181,25 @@ interface TargetRun {
  */
 async function alternate(targets: readonly Target[], payload: Payload, batch: number, batches: number): Promise<TargetRun[]> {
   for (const target of targets) await load(target.pool, fixed(body(false)), WARMUP_REQUESTS, CONCURRENCY, target.headers);
-  const runs = targets.map(() => ({ ms: [] as number[], proxyCpu: 0, benchCpu: 0 }));
+  const runs = targets.map(() => ({ ms: [] as number[], proxyCpu: [] as number[], benchCpu: [] as number[] }));
   for (let i = 0; i < batches; i++) {
     for (const [index, target] of targets.entries()) {
       const run = runs[index] as (typeof runs)[number];
       const bench = benchCpuMicros();
       const proxy = target.pid ? processCpuMicros(target.pid) : 0;
       run.ms.push(...(await load(target.pool, payload, batch, CONCURRENCY, target.headers)));
-      if (target.pid) run.proxyCpu += processCpuMicros(target.pid) - proxy;
-      run.benchCpu += benchCpuMicros() - bench;
+      run.proxyCpu.push(target.pid ? (processCpuMicros(target.pid) - proxy) / batch : 0);
+      run.benchCpu.push((benchCpuMicros() - bench) / batch);
     }
   }
-  const requests = batch * batches;
-  return runs.map((run) => ({ ms: run.ms, proxyCpuUs: run.proxyCpu / requests, benchCpuUs: run.benchCpu / requests }));
+  // Medians: a batch during which another job on the machine took the caches or the cores says little.
+  return runs.map((run) => ({ ms: run.ms, proxyCpuUs: median(run.proxyCpu), benchCpuUs: median(run.benchCpu) }));
+}
+
+/** The baseline checkout's gateway entry point, as startGateway takes it (relative to this checkout's apps/gateway/dist). */
+function baselineEntry(checkout: string): string {
+  const ours = fileURLToPath(new URL('../apps/gateway/dist/', import.meta.url));
+  return relative(ours, resolve(checkout, 'apps/gateway/dist/main.js'));
 }
 
 /** The bare proxy (bench/support/bare-proxy.mjs) in front of `upstream`, as a child process. */
@@ -201,6 +224,9 @@ export async function run(): Promise<BenchRow[]> {
   const env = { REDIS_URL: redis.url, LOG_LEVEL: 'warn', ...memory.clientEnv };
   const modelGateway = await startGateway({ ...env, UPSTREAM_BASE_URL: modelLike.baseUrl });
   const gateway = await startGateway({ ...env, UPSTREAM_BASE_URL: instant.baseUrl });
+  const baselineGateway = BASELINE
+    ? await startGateway({ ...env, UPSTREAM_BASE_URL: instant.baseUrl }, { entry: baselineEntry(BASELINE) })
+    : undefined;
   const bareProxies: ChildProcess[] = [];
   const pools: Pool[] = [];
   const target = (url: string, pid?: number, headers?: Readonly<Record<string, string>>): Target => {
@@ -210,7 +236,8 @@ export async function run(): Promise<BenchRow[]> {
   };
   /**
    * Direct, via the gateway, via the bare proxy: the three targets, then their alternating batches;
-   * with `memoryOff`, a fourth: the same gateway asked to relay without memory (`x-engram-memory: off`).
+   * with `memoryOff`, one more: the same gateway asked to relay without memory (`x-engram-memory: off`);
+   * with `baseline`, one more: the baseline checkout's gateway, with memory.
    */
   const scenario = async (
     upstream: ScriptedOpenAiUpstream,
@@ -218,18 +245,28 @@ export async function run(): Promise<BenchRow[]> {
     tier1Chars: number,
     payload: Payload,
     batch: number,
-    memoryOff = false,
-  ): Promise<{ targets: Target[]; runs: [TargetRun, TargetRun, TargetRun]; memoryOff?: TargetRun }> => {
+    extra: { readonly memoryOff?: boolean; readonly baseline?: RunningGateway } = {},
+  ): Promise<{ targets: Target[]; runs: [TargetRun, TargetRun, TargetRun]; memoryOff?: TargetRun; baseline?: TargetRun }> => {
     const bare = await startBareProxy(upstream, tier1Chars);
     bareProxies.push(bare.child);
     const pid = via.process.child.pid;
     const targets = [target(upstream.baseUrl), target(via.url, pid), target(bare.url, bare.child.pid)];
-    const off = memoryOff ? [target(via.url, pid, { 'x-engram-memory': 'off' })] : [];
+    const off = extra.memoryOff ? target(via.url, pid, { 'x-engram-memory': 'off' }) : undefined;
+    const baseline = extra.baseline ? target(extra.baseline.url, extra.baseline.process.child.pid) : undefined;
     // The bare proxy stays last: the upstream's last request is checked for a Tier 1 block below.
-    const runs = await alternate([targets[0]!, targets[1]!, ...off, targets[2]!], payload, batch, BATCHES);
-    const [direct, viaGateway, viaBare, withoutMemory] = memoryOff ? [runs[0], runs[1], runs[3], runs[2]] : runs;
+    const order = [targets[0]!, targets[1]!, ...(off ? [off] : []), ...(baseline ? [baseline] : []), targets[2]!];
+    const runs = await alternate(order, payload, batch, BATCHES);
+    const runOf = (wanted: Target | undefined): TargetRun | undefined => (wanted ? runs[order.indexOf(wanted)] : undefined);
+    const [direct, viaGateway, viaBare] = [runOf(targets[0]), runOf(targets[1]), runOf(targets[2])];
     if (!direct || !viaGateway || !viaBare) throw new Error('a bench target gave no samples');
-    return { targets, runs: [direct, viaGateway, viaBare], ...(withoutMemory ? { memoryOff: withoutMemory } : {}) };
+    const withoutMemory = runOf(off);
+    const before = runOf(baseline);
+    return {
+      targets,
+      runs: [direct, viaGateway, viaBare],
+      ...(withoutMemory ? { memoryOff: withoutMemory } : {}),
+      ...(before ? { baseline: before } : {}),
+    };
   };
   /** One request at a time, `samples` per target, in alternating runs of 50; each target's latencies. */
   const sequential = async (targets: readonly Target[], payload: Payload, samples: number): Promise<number[][]> => {
@@ -252,7 +289,10 @@ export async function run(): Promise<BenchRow[]> {
     if (tier1.block === '') throw new Error('Tier 1 is empty: the bench would not measure injection');
 
     const model = await scenario(modelLike, modelGateway, tier1.block.length, thinking(), MODEL_BATCH);
-    const instantRun = await scenario(instant, gateway, tier1.block.length, fixed(body(false)), BATCH, true);
+    const instantRun = await scenario(instant, gateway, tier1.block.length, fixed(body(false)), BATCH, {
+      memoryOff: true,
+      ...(baselineGateway ? { baseline: baselineGateway } : {}),
+    });
     for (const upstream of [modelLike, instant]) {
       const seen = upstream.chatRequests.at(-1)?.body.messages[0]?.content;
       if (typeof seen !== 'string' || !seen.includes('<engram-memory>')) throw new Error('Tier 1 was not injected during the bench');
@@ -309,8 +349,8 @@ export async function run(): Promise<BenchRow[]> {
         false,
       ),
       ...scenarioRows('instant upstream', `upstream answers at once: CPU-bound; ${BATCHES}x${BATCH} alternating; ${machine}`, instantRun.runs, true),
-      row('gateway CPU per request', instantRun.runs[1].proxyCpuUs, 'µs', undefined, 'instant upstream, c=32'),
-      row('bare proxy CPU per request', instantRun.runs[2].proxyCpuUs, 'µs', undefined, 'instant upstream, c=32'),
+      row('gateway CPU per request', instantRun.runs[1].proxyCpuUs, 'µs', undefined, 'instant upstream, c=32, median of the batches'),
+      row('bare proxy CPU per request', instantRun.runs[2].proxyCpuUs, 'µs', undefined, 'instant upstream, c=32, median of the batches'),
       row(
         'gateway CPU per request, memory off',
         instantRun.memoryOff?.proxyCpuUs ?? Number.NaN,
@@ -318,6 +358,25 @@ export async function run(): Promise<BenchRow[]> {
         undefined,
         'the same gateway, x-engram-memory: off (relayed as sent: no Tier 1, no tools, no parse of the answer), alternating with the rows above',
       ),
+      row(
+        'gateway/bare proxy CPU per request',
+        instantRun.runs[1].proxyCpuUs / instantRun.runs[2].proxyCpuUs,
+        'x',
+        '<= 1.3',
+        'with memory, the same run (issue 21)',
+      ),
+      ...(instantRun.baseline
+        ? [
+            row(
+              'baseline gateway CPU per request',
+              instantRun.baseline.proxyCpuUs,
+              'µs',
+              undefined,
+              `ENGRAM_BENCH_BASELINE=${BASELINE}, with memory, alternating with the rows above`,
+            ),
+            row('baseline gateway/bare proxy CPU per request', instantRun.baseline.proxyCpuUs / instantRun.runs[2].proxyCpuUs, 'x'),
+          ]
+        : []),
       row('bench CPU per request, direct', instantRun.runs[0].benchCpuUs, 'µs', undefined, 'client + upstream, in this process'),
       row(
         'bench CPU per request, via gateway',
@@ -357,7 +416,7 @@ export async function run(): Promise<BenchRow[]> {
   } finally {
     for (const child of bareProxies) child.kill();
     await Promise.all(pools.map((pool) => pool.close()));
-    await Promise.all([modelGateway.stop(), gateway.stop()]);
+    await Promise.all([modelGateway.stop(), gateway.stop(), baselineGateway?.stop()]);
     await memory.stop();
     await Promise.all([modelLike.close(), instant.close()]);
     await redis.stop();
