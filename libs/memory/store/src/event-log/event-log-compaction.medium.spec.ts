@@ -8,7 +8,7 @@ import { plainEventCodec, sealedEventCodec, type EventCodec, type StoredEvent } 
 import { EventLog, EventLogCorruptError } from './event-log.js';
 import { decodeEventLine } from './event-line.js';
 import { legacyEventLine } from '../testing/legacy-event-line.js';
-import { silentLogger, tempDataDir } from '@engram/testing';
+import { eventually, silentLogger, tempDataDir } from '@engram/testing';
 
 let dir: ReturnType<typeof tempDataDir>;
 let eventsDir: string;
@@ -221,6 +221,26 @@ describe.each(codecs)('event log compaction, %s lines', (_, each) => {
     const error = await open().catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(EventLogCorruptError);
     expect(String(error)).toMatch(/is missing/);
+  });
+
+  it('sums by itself, without waiting for another append, the references appended while a compaction ran', async () => {
+    const compactions: number[] = [];
+    const log = await EventLog.open({
+      codec,
+      dir: eventsDir,
+      logger: silentLogger(),
+      autoCompact: { minReferenceBytes: 1, shareOfRest: 0 },
+      onCompacted: (compaction) => compactions.push(compaction.removed.length),
+    });
+    // Enough events that the compaction's fold yields to the event loop (every 1,000) and lets an append in.
+    await log.append(Array.from({ length: 1_500 }, (_, i) => stored('a', `a${i}`)));
+    await log.append([referenced('a', 'a1')]); // starts a compaction
+    await log.append([referenced('a', 'a1'), referenced('a', 'a2')]); // while it folds, after it sealed what it sums
+    expect(compactions).toHaveLength(0);
+    await eventually(() => expect(compactions).toEqual([0, 2]));
+    expect(log.size.referenceBytes).toBe(0);
+    await log.close();
+    expect((await replayed()).entries.get('a1')).toMatchObject({ referenceCount: 2 });
   });
 
   it('compacts by itself once the references outweigh the share of the rest it is given', async () => {
