@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
 import { EVENT_SCHEMA_VERSION, type MemoryEvent } from '@engram/domain';
 import { EncryptionKey } from '@engram/config';
@@ -52,7 +53,8 @@ describe('event lines', () => {
       { ...event, schemaVersion: 2 as never },
       sealedEventCodec(EncryptionKey.parse(EncryptionKey.generate())).toStored(event),
     ];
-    for (const stored of [uuids, ...others]) expect(decodeEventLine(encodeEventLine(stored).slice(0, -1))).toEqual({ ok: true, stored });
+    const random = Array.from({ length: 200 }, () => ({ ...event, id: randomUUID(), causationId: randomUUID() }));
+    for (const stored of [uuids, ...others, ...random]) expect(decodeEventLine(encodeEventLine(stored).slice(0, -1))).toEqual({ ok: true, stored });
   });
 
   it('reads a line written before lines were short as it always did', () => {

@@ -42,24 +42,24 @@ const TYPE_PREFIX = 'memory.';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** The data fields of every event type (@engram/domain's events.ts), as a line names them. */
-const DATA_FIELDS: Readonly<Record<string, string>> = {
-  id: 'i',
-  type: 't',
-  category: 'g',
-  content: 'c',
-  confidence: 'f',
-  source: 'o',
-  ids: 'is',
-  counts: 'n',
-  lastAt: 'l',
-  folds: 'fo',
-  confirmed: 'k',
-  reason: 'r',
-  forbids: 'fb',
-  supersedes: 'ss',
-  model: 'm',
-};
-const DATA_NAMES: Readonly<Record<string, string>> = Object.fromEntries(Object.entries(DATA_FIELDS).map(([name, short]) => [short, name]));
+const DATA_FIELDS: ReadonlyMap<string, string> = new Map([
+  ['id', 'i'],
+  ['type', 't'],
+  ['category', 'g'],
+  ['content', 'c'],
+  ['confidence', 'f'],
+  ['source', 'o'],
+  ['ids', 'is'],
+  ['counts', 'n'],
+  ['lastAt', 'l'],
+  ['folds', 'fo'],
+  ['confirmed', 'k'],
+  ['reason', 'r'],
+  ['forbids', 'fb'],
+  ['supersedes', 'ss'],
+  ['model', 'm'],
+]);
+const DATA_NAMES: ReadonlyMap<string, string> = new Map([...DATA_FIELDS].map(([name, short]) => [short, name]));
 
 export function encodeEventLine(stored: StoredEvent): string {
   const line: Line = {
@@ -142,23 +142,50 @@ function storedOf(line: Line): StoredEvent | null {
 function shortData(data: unknown): Record<string, unknown> | null {
   if (typeof data !== 'object' || data === null || Array.isArray(data)) return null;
   const short: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(data)) {
-    const field = DATA_FIELDS[name];
-    if (field === undefined) return null;
-    short[field] = value;
+  for (const name in data) {
+    const field = DATA_FIELDS.get(name);
+    if (field === undefined || !Object.hasOwn(data, name)) return null;
+    short[field] = (data as Record<string, unknown>)[name];
   }
   return short;
 }
 
 function longData(short: Record<string, unknown>): Record<string, unknown> {
   const data: Record<string, unknown> = {};
-  for (const [field, value] of Object.entries(short)) data[DATA_NAMES[field] ?? field] = value;
+  for (const [field, value] of Object.entries(short)) data[DATA_NAMES.get(field) ?? field] = value;
   return data;
 }
 
-/** A lowercase UUID as base64url of its 16 bytes (22 characters); null for any other id. */
+const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+
+/**
+ * A lowercase UUID as base64url of its 16 bytes (22 characters); null for any other id. Read straight
+ * from the hex digits (three make two characters) rather than through a Buffer: this runs for every
+ * event a write appends.
+ */
 function packUuid(id: string): string | null {
-  return UUID.test(id) ? Buffer.from(id.replace(/-/g, ''), 'hex').toString('base64url') : null;
+  if (id.length !== 36) return null;
+  let packed = '';
+  let bits = 0;
+  let digits = 0;
+  for (let index = 0; index < 36; index += 1) {
+    const code = id.charCodeAt(index);
+    if (index === 8 || index === 13 || index === 18 || index === 23) {
+      if (code !== 0x2d) return null;
+      continue;
+    }
+    const digit = code >= 0x30 && code <= 0x39 ? code - 0x30 : code >= 0x61 && code <= 0x66 ? code - 0x57 : -1;
+    if (digit === -1) return null;
+    bits = (bits << 4) | digit;
+    digits += 1;
+    if (digits === 3) {
+      packed += BASE64URL.charAt(bits >> 6) + BASE64URL.charAt(bits & 63);
+      bits = 0;
+      digits = 0;
+    }
+  }
+  // Two digits (8 bits) are left: two characters, the last one's low four bits zero.
+  return packed + BASE64URL.charAt(bits >> 2) + BASE64URL.charAt((bits & 3) << 4);
 }
 
 function unpackUuid(packed: string): string | undefined {
@@ -169,9 +196,14 @@ function unpackUuid(packed: string): string | undefined {
 
 /** An ISO instant as its milliseconds when that gives back the same text; any other time as it is. */
 function packTime(at: string): number | string {
+  // The events of one request, and often of one batch, share their time.
+  if (at === lastPacked.at) return lastPacked.packed;
   const ms = Date.parse(at);
-  return Number.isFinite(ms) && new Date(ms).toISOString() === at ? ms : at;
+  const packed = Number.isFinite(ms) && new Date(ms).toISOString() === at ? ms : at;
+  lastPacked = { at, packed };
+  return packed;
 }
+let lastPacked: { at: string; packed: number | string } = { at: '', packed: '' };
 
 function checksum(text: string): string {
   return crc32(text).toString(16).padStart(8, '0');
