@@ -35,7 +35,8 @@ const envFile = join(dir, '.env');
 writeFileSync(
   envFile,
   [
-    `POSTGRES_PASSWORD=${randomBytes(18).toString('hex')}`,
+    // Characters a URL would need encoded: the replicas take it as PGPASSWORD.
+    `POSTGRES_PASSWORD=p@ss/w:rd%#?${randomBytes(12).toString('hex')}`,
     `ENGRAM_INTERNAL_TOKEN=${randomBytes(32).toString('hex')}`,
     `UPSTREAM_BASE_URL=http://host.docker.internal:${upstream.port}/v1`,
     'UPSTREAM_API_KEY=sk-upstream',
