@@ -39,7 +39,6 @@ interface Line {
 }
 
 const TYPE_PREFIX = 'memory.';
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** The data fields of every event type (@engram/domain's events.ts), as a line names them. */
 const DATA_FIELDS: ReadonlyMap<string, string> = new Map([
