@@ -125,7 +125,7 @@ const assertRemembered = (): void =>
 
 /** Encrypted at rest: the flat file is sealed, and no file of the data volume holds the fact (grep finds none). */
 const assertSealed = (): void => {
-  assert.match(compose('exec', '-T', 'memory', 'head', '-c', '16', '/data/pools/default/USER.md'), /^engram-sealed-v1/);
+  assert.match(compose('exec', '-T', 'memory', 'head', '-c', '16', '/data/pools/default/USER.md'), /^engram-sealed-v\d/);
   const clear = compose('exec', '-T', 'memory', 'sh', '-c', `grep -rlF '${DEPLOY_FACT}' /data || true`).trim();
   assert.equal(clear, '', `files of the data volume hold the stored fact in the clear: ${clear}`);
 };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { AtRestFileError, isSealedFile, openFile, sealFile, sealFileParts } from './at-rest-file.js';
+import { AtRestFileError, isSealedFile, openFile, sealFile } from './at-rest-file.js';
 import { EncryptionKey, UnsealError } from './encryption-key.js';
 
 const key = EncryptionKey.parse(EncryptionKey.generate());
@@ -37,16 +37,6 @@ describe('sealFile / openFile', () => {
     expect(isSealedFile(sealed)).toBe(true);
     expect(openFile(sealed, key, 'internal-token').equals(text)).toBe(true);
     expect(openFile(text, null, 'internal-token').equals(text)).toBe(true);
-  });
-
-  it('seals a file kept in parts as the whole it makes, without joining them', () => {
-    const parts = [Buffer.from('# header\n'), Buffer.alloc(0), Buffer.from('my locker code '), Buffer.from('is 4711\n')];
-    const whole = Buffer.concat(parts);
-    expect(Buffer.concat(sealFileParts(parts, null, 'pools/home/MEMORY.md')).equals(whole)).toBe(true);
-    const sealed = Buffer.concat(sealFileParts(parts, key, 'pools/home/MEMORY.md'));
-    expect(sealed.includes('locker')).toBe(false);
-    expect(openFile(sealed, key, 'pools/home/MEMORY.md').equals(whole)).toBe(true);
-    expect(() => openFile(sealed, key, 'pools/home/USER.md')).toThrow(UnsealError);
   });
 
   it('names the mismatch: a sealed file without a key, a plain one with a key, a file moved to another place', () => {

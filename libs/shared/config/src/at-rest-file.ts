@@ -1,4 +1,5 @@
 import type { EncryptionKey } from './encryption-key.js';
+import { openPieces, PIECES_FILE_HEADER } from './sealed-pieces.js';
 
 /** The first bytes of a file Engram sealed: readable by `head`, so a person sees what the file is. */
 const SEALED_FILE_HEADER = Buffer.from('engram-sealed-v1\n');
@@ -18,22 +19,20 @@ export function sealFile(content: Uint8Array, key: EncryptionKey | null, place: 
   return Buffer.concat([SEALED_FILE_HEADER, key.seal(content, place)]);
 }
 
-/** `sealFile` of the parts' concatenation, as pieces to write one after the other (no copy of the whole). */
-export function sealFileParts(parts: readonly Buffer[], key: EncryptionKey | null, place: string): Buffer[] {
-  return key ? [SEALED_FILE_HEADER, ...key.sealParts(parts, place)] : [...parts];
-}
-
-/** The content of a file written by sealFile with the same key and place; throws AtRestFileError or UnsealError. */
+/** The content of a file written by sealFile (or sealed in pieces, sealed-pieces.ts) with the same key and place; throws AtRestFileError or UnsealError. */
 export function openFile(stored: Uint8Array, key: EncryptionKey | null, place: string): Buffer {
   const bytes = Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength);
   const sealed = isSealedFile(bytes);
   if (sealed && !key) throw new AtRestFileError(`${place} is encrypted and no key is set: set ENGRAM_ENCRYPTION_KEY (or ENGRAM_ENCRYPTION_KEY_FILE)`);
   if (!sealed && key) throw new AtRestFileError(`${place} is not encrypted but ENGRAM_ENCRYPTION_KEY is set`);
-  return key ? key.open(bytes.subarray(SEALED_FILE_HEADER.length), place) : bytes;
+  if (!key) return bytes;
+  return startsWith(bytes, PIECES_FILE_HEADER) ? openPieces(bytes, key, place) : key.open(bytes.subarray(SEALED_FILE_HEADER.length), place);
 }
 
 export function isSealedFile(bytes: Uint8Array): boolean {
-  return (
-    bytes.length >= SEALED_FILE_HEADER.length && Buffer.from(bytes.buffer, bytes.byteOffset, SEALED_FILE_HEADER.length).equals(SEALED_FILE_HEADER)
-  );
+  return startsWith(bytes, SEALED_FILE_HEADER) || startsWith(bytes, PIECES_FILE_HEADER);
+}
+
+function startsWith(bytes: Uint8Array, header: Buffer): boolean {
+  return bytes.length >= header.length && Buffer.from(bytes.buffer, bytes.byteOffset, header.length).equals(header);
 }

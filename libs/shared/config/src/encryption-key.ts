@@ -58,22 +58,12 @@ export class EncryptionKey {
    * so it is never the databases' key.
    */
   seal(plaintext: Uint8Array, associatedData: string): Buffer {
-    return Buffer.concat(this.sealParts([plaintext], associatedData));
-  }
-
-  /**
-   * `seal` of the parts' concatenation, as pieces to write one after the other (writev): nonce,
-   * ciphertext, tag, never joined. The parts are joined once before (one update() of a large buffer
-   * costs far less than one per small part).
-   */
-  sealParts(parts: readonly Uint8Array[], associatedData: string): [Buffer, Buffer, Buffer] {
     const nonce = this.freshNonce();
     const cipher = createCipheriv('aes-256-gcm', this.sealingKey(), nonce);
     cipher.setAAD(Buffer.from(associatedData));
-    const body = cipher.update(parts.length === 1 ? parts[0]! : Buffer.concat(parts));
-    // GCM releases nothing at the end: final() computes the tag.
-    cipher.final();
-    return [nonce, body, cipher.getAuthTag()];
+    const body = cipher.update(plaintext);
+    const rest = cipher.final();
+    return Buffer.concat([nonce, body, rest, cipher.getAuthTag()]);
   }
 
   /** The plaintext of `seal`'s output; throws UnsealError for another key, changed bytes or other associated data. */

@@ -1,7 +1,7 @@
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, writevSync } from 'node:fs';
 import { rename } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type EncryptionKey, openFile, sealFileParts } from '@engram/config';
+import { type EncryptionKey, openFile, PiecesSealer } from '@engram/config';
 import { MEMORY_TYPES, type MemoryEntry, type MemoryType } from '@engram/domain';
 import type { DataDir } from '../data-dir/data-dir.js';
 import { FLAT_FILES, FLAT_SEPARATOR_LINE, flatFileParts, parseFlatFile, renderFlatBlock, type FlatEntry } from './flat-file-format.js';
@@ -36,11 +36,14 @@ interface PoolFiles {
  * never re-reads the pool and a file whose entries did not change is not rewritten. Renders of one
  * pool are coalesced: a request made while a render runs waits for the one render that starts
  * after it, so a burst of writes costs two renders, not one per write. With an at-rest key each file
- * is sealed whole (at-rest-file.ts in @engram/config), its place in the data dir as associated data.
+ * is sealed in pieces, one per chunk of its body (sealed-pieces.ts in @engram/config), its place in the
+ * data dir as associated data: a render seals the chunks appended since the last one, not the whole file.
  */
 export class FlatFiles {
   private readonly pools = new Map<string, PoolFiles>();
   private readonly madeDirs = new Set<string>();
+  /** With a key, each file's sealer: it keeps the sealed pieces of the body, so a render seals only what was appended. */
+  private readonly sealers = new Map<string, PiecesSealer>();
 
   constructor(
     private readonly dataDir: DataDir,
@@ -162,7 +165,7 @@ export class FlatFiles {
       if (blocks.body.length > MAX_BODY_CHUNKS) blocks.body = [Buffer.concat(blocks.body)];
       const parts = flatFileParts(pool, type, blocks.body);
       try {
-        writeParts(temp, sealFileParts(parts, this.key, place(pool, type)));
+        writeParts(temp, this.key ? this.sealerOf(pool, type, this.key).seal(parts) : parts);
       } catch (error) {
         // A half-written temp file (ENOSPC) would hold on to its space; the next render starts over from the database.
         rmSync(temp, { force: true });
@@ -177,6 +180,16 @@ export class FlatFiles {
       state.types = null;
       throw error;
     }
+  }
+
+  private sealerOf(pool: string, type: MemoryType, key: EncryptionKey): PiecesSealer {
+    const at = place(pool, type);
+    let sealer = this.sealers.get(at);
+    if (!sealer) {
+      sealer = new PiecesSealer(key, at);
+      this.sealers.set(at, sealer);
+    }
+    return sealer;
   }
 
   private load(pool: string): Record<MemoryType, TypeBlocks> {
