@@ -34,6 +34,12 @@ export function logCommand(): Command {
         `copied ${result.events} events from ${dataDir} to ${redactedUrl(where)} (seq 1-${result.lastSeq}), verified event by event; ` +
           'start each memory replica with ENGRAM_EVENT_STORE set to it and a data dir of its own\n',
       );
+      if (result.renumbered) {
+        process.stdout.write(
+          `the log's seqs had gaps where references were summed, closed up in the table: ${dataDir} is not a copy of it, ` +
+            'so no replica may start on it (one refuses to); give each replica a new data dir\n',
+        );
+      }
     });
   return new Command('log').description('the event log: copy it between a data dir and PostgreSQL').addCommand(copy);
 }

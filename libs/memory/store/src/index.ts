@@ -21,5 +21,13 @@ export { VectorStore } from './vectors/vector-store.js';
 export { VectorService } from './vectors/vector-service.js';
 export { contentHash } from './vectors/content-hash.js';
 export { ExtractionSpool, type SpooledExchange } from './writes/extraction-spool.js';
-export { checkEventStoreTable, copyLogToTable, copyTableToDataDir, copyTableToLog, type LogCopyResult, type TableCheck } from './data-dir/event-store-tools.js';
+export {
+  checkEventStoreTable,
+  copyLogToTable,
+  copyTableToDataDir,
+  copyTableToLog,
+  type LogCopyResult,
+  type LogToTableResult,
+  type TableCheck,
+} from './data-dir/event-store-tools.js';
 export { PostgresEventStore } from './event-log/postgres/postgres-event-store.js';

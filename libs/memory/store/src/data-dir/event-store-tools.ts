@@ -82,6 +82,14 @@ export interface LogCopyResult {
   readonly lastSeq: number;
 }
 
+export interface LogToTableResult extends LogCopyResult {
+  /**
+   * The log's seqs had gaps (references summed by compaction), closed up in the table: the data dir's
+   * log is then not the table's copy, and a replica started on this data dir refuses it.
+   */
+  readonly renumbered: boolean;
+}
+
 /**
  * `engram log copy --to postgres://…`: the data dir's file log into an empty event store table, in
  * order, then read back and compared event by event. A log whose reference sums left gaps in its seqs
@@ -93,7 +101,7 @@ export async function copyLogToTable(
   url: string,
   logger: Logger,
   options: { readonly encryptionKey?: EncryptionKey | null } = {},
-): Promise<LogCopyResult> {
+): Promise<LogToTableResult> {
   const key = options.encryptionKey ?? null;
   return withDataDirHeld(root, key, async (dataDir) => {
     const scratch = mkdtempSync(join(tmpdir(), 'engram-log-copy-'));
@@ -122,7 +130,7 @@ export async function copyLogToTable(
           compared += 1;
         }
         if (compared !== events) throw new Error(`the table holds ${compared} events, the log ${events}`);
-        return { events, lastSeq: target.lastSeq };
+        return { events, lastSeq: target.lastSeq, renumbered: target.lastSeq !== source.lastSeq };
       } finally {
         await target.close();
         await source.close();
