@@ -136,7 +136,7 @@ await runSmoke('compose-postgres-smoke', { compose, image, upstream, dir }, asyn
   homeServer('stop');
   compose('up', '-d', '--wait', '--wait-timeout', '120', 'postgres');
   const logCopy = readmeInline(
-    /^docker compose run --rm --no-deps memory npx engram log copy --to postgres:\/\/engram:<password>@postgres:5432\/engram$/,
+    /^docker compose run --rm --no-deps -e PGPASSWORD='<password>' memory npx engram log copy --to postgres:\/\/engram@postgres:5432\/engram$/,
   );
   const copied = readmeLine(logCopy.replace('<password>', secrets['POSTGRES_PASSWORD']!), ['docker-compose.yml']);
   process.stdout.write(copied);
