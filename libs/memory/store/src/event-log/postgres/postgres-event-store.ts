@@ -71,6 +71,8 @@ export class PostgresEventStore implements EventStore {
   private listenClient: pg.Client | null = null;
   private pollTimer: NodeJS.Timeout | undefined;
   private pulling: Promise<void> | null = null;
+  private positionAsked: Promise<number> | null = null;
+  private positionNext: Promise<number> | null = null;
   private unreachableSince: number | null = null;
 
   private constructor(
@@ -184,8 +186,7 @@ export class PostgresEventStore implements EventStore {
     }
     let target: number;
     try {
-      const { rows } = await this.pool.query<{ seq: string }>('SELECT seq FROM event_position');
-      target = Number(rows[0]?.seq ?? 0);
+      target = await this.tablePosition();
     } catch (error) {
       this.noteUnreachable(error);
       return false;
@@ -206,6 +207,30 @@ export class PostgresEventStore implements EventStore {
       };
       this.waiters.push(entry);
     });
+  }
+
+  /**
+   * The table's position, read by a query sent after this call: callers at once share one query, the
+   * next one to be sent (one already on its way may have left before a write they must see was
+   * acknowledged), so 64 concurrent writes cost two queries, not 64.
+   */
+  private tablePosition(): Promise<number> {
+    if (!this.positionAsked) {
+      this.positionAsked = this.pool
+        .query<{ seq: string }>('SELECT seq FROM event_position')
+        .then(({ rows }) => Number(rows[0]?.seq ?? 0))
+        .finally(() => {
+          this.positionAsked = null;
+        });
+      return this.positionAsked;
+    }
+    this.positionNext ??= this.positionAsked
+      .catch(() => undefined)
+      .then(() => {
+        this.positionNext = null;
+        return this.tablePosition();
+      });
+    return this.positionNext;
   }
 
   /** Redacts the rows carrying content of these ids (purge) in the table, then in this replica's copy. */
