@@ -141,9 +141,8 @@ export class PostgresEventStore implements EventStore {
     return this.serially(() => {
       // A pull that ran while this batch waited its turn may have applied another replica's write to
       // its pools (the same fact, stored at once elsewhere): the decision is stale, so nothing is stored.
-      if (decided && this.changedSince(new Set(batch.map((event) => event.pool)), decided.foreignEpoch)) {
-        return Promise.reject(new VersionConflict([...new Set(batch.map((event) => event.pool))]));
-      }
+      const pools = decided ? new Set(batch.map((event) => event.pool)) : null;
+      if (pools && decided && this.changedSince(pools, decided.foreignEpoch)) return Promise.reject(new VersionConflict([...pools]));
       return this.commit(batch);
     });
   }
