@@ -83,6 +83,8 @@ describe('hybrid search with EMBEDDINGS_MODEL_DIR (a model folder run in-process
     await eventually(() => expect(storedVectors()).toHaveLength(TEXTS.length + 1), { timeout: 30_000 });
     await eventually(async () => expect((await search('work', MISSPELLED))[0]).toBe(PUPPY), { timeout: 30_000 });
     // Only the new text was embedded; PUPPY's vector, stored under its content hash, serves both pools.
+    // The job's 'completed' line comes after its vectors are stored (and found): waited for, then counted.
+    await eventually(() => expect(embeddedByWorker()).toBeGreaterThanOrEqual(TEXTS.length + 1), { timeout: 10_000 });
     expect(embeddedByWorker()).toBe(TEXTS.length + 1);
   });
 
